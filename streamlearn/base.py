@@ -1,0 +1,330 @@
+"""Core interfaces: learners, streams, parameter constraints and the user-error type.
+
+Every learner, stream and metric in streamlearn derives from the classes here; nothing
+else in the package defines an abstract interface.
+
+Conventions (see ../shared/STYLE.md):
+
+* ``__init__`` is keyword-only and stores its arguments unchanged; it validates them
+  against the class attribute ``_constraints``.
+* Learned state lives in attributes with a trailing underscore, created in ``reset``.
+* Randomness comes only from a ``seed`` argument.
+* Learners see C-contiguous float64 vectors; classification labels are ints 0..C-1.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import numbers
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class UserError(Exception):
+    """A mistake the user can fix (bad config, missing data, bad file).
+
+    The CLI prints it without a traceback and exits with a non-zero code.
+    """
+
+    exit_code: int = 2
+
+
+class DataError(UserError):
+    """A data file is missing, corrupt or malformed."""
+
+    exit_code = 3
+
+
+# --------------------------------------------------------------------------------------
+# Parameter constraints (the scikit-learn ``_parameter_constraints`` idea, as data)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numeric range constraint; ``integer=True`` also requires an int."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"  # "both", "left", "right", "neither"
+    integer: bool = False
+    allow_none: bool = False
+
+    def check(self, value: Any) -> str | None:
+        if value is None and self.allow_none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return f"must be {'an integer' if self.integer else 'a number'}"
+        if self.integer and not isinstance(value, numbers.Integral):
+            return "must be an integer"
+        if isinstance(value, float) and not math.isfinite(value):
+            return "must be finite"
+        lo_ok = self.low is None or (
+            value >= self.low if self.closed in ("both", "left") else value > self.low
+        )
+        hi_ok = self.high is None or (
+            value <= self.high if self.closed in ("both", "right") else value < self.high
+        )
+        if lo_ok and hi_ok:
+            return None
+        return f"must be in the range {self.describe()}"
+
+    def describe(self) -> str:
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        kind = "an integer" if self.integer else "a number"
+        return f"{kind} in {left}{lo}, {hi}{right}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """Value must be one of a fixed set."""
+
+    choices: tuple[Any, ...]
+
+    def check(self, value: Any) -> str | None:
+        if value in self.choices:
+            return None
+        return "must be one of " + ", ".join(repr(c) for c in self.choices)
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(c) for c in self.choices)
+
+
+@dataclass(frozen=True)
+class OfType:
+    """Value must be an instance of the given type(s)."""
+
+    types: tuple[type, ...]
+    allow_none: bool = False
+
+    def check(self, value: Any) -> str | None:
+        if value is None and self.allow_none:
+            return None
+        if isinstance(value, bool) and bool not in self.types:
+            return f"must be of type {self.describe()}"
+        if isinstance(value, self.types):
+            return None
+        return f"must be of type {self.describe()}"
+
+    def describe(self) -> str:
+        return " or ".join(t.__name__ for t in self.types)
+
+
+Constraint = Interval | Options | OfType
+
+
+def _close_matches(word: str, choices: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
+    return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
+# --------------------------------------------------------------------------------------
+# Base with parameter introspection
+# --------------------------------------------------------------------------------------
+
+
+class Base:
+    """Parameters from the ``__init__`` signature; ``clone``; validation; a readable repr."""
+
+    _constraints: ClassVar[dict[str, Constraint]] = {}
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+
+    @classmethod
+    def default_params(cls) -> dict[str, Any]:
+        sig = inspect.signature(cls.__init__)
+        return {
+            p.name: p.default
+            for p in sig.parameters.values()
+            if p.name != "self" and p.default is not inspect.Parameter.empty
+        }
+
+    def get_params(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def clone(self, **overrides: Any) -> Base:
+        params = copy.deepcopy(self.get_params())
+        params.update(overrides)
+        return type(self)(**params)
+
+    def _validate_params(self) -> None:
+        for name, constraint in self._constraints.items():
+            value = getattr(self, name)
+            problem = constraint.check(value)
+            if problem is not None:
+                raise UserError(
+                    f"The {name!r} parameter of {type(self).__name__} {problem}. "
+                    f"Got {value!r} instead."
+                )
+
+    @classmethod
+    def check_param_names(cls, params: dict[str, Any]) -> None:
+        """Raise a ``UserError`` naming any unknown parameter and the valid ones."""
+        valid = cls._param_names()
+        for key in params:
+            if key not in valid:
+                raise UserError(
+                    f"{cls.__name__} has no parameter {key!r}."
+                    f"{_close_matches(key, valid)} Valid parameters: {', '.join(valid)}."
+                )
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def _memory_arrays(self) -> Iterator[np.ndarray]:
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                yield value
+
+    def model_bytes(self) -> int:
+        """Bytes held in NumPy arrays of the learned state (a model-size measure)."""
+        return int(sum(a.nbytes for a in self._memory_arrays()))
+
+
+# --------------------------------------------------------------------------------------
+# Learners
+# --------------------------------------------------------------------------------------
+
+
+class Learner(Base):
+    """An online learner: ``predict_one`` then ``learn_one`` for each sample.
+
+    Subclasses set ``task`` and implement ``reset``, ``predict_one`` and ``learn_one``.
+    They may also implement ``predict_learn_many(X, y) -> y_pred``, which must run the
+    strict per-sample test-then-train loop (usually in one numba call) and give exactly
+    the predictions of the ``predict_one``/``learn_one`` loop.
+    """
+
+    task: ClassVar[str] = "classification"
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        """Create fresh learned state for a stream of the given shape."""
+        raise NotImplementedError
+
+    def predict_one(self, x: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def learn_one(self, x: np.ndarray, y: Any) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def _test_params(cls) -> Iterator[dict[str, Any]]:
+        """Small parameter sets for the conformance checks (fast to run)."""
+        yield {}
+
+
+class Classifier(Learner):
+    """Classifier over integer labels ``0..n_classes-1``; ``predict_one`` returns an int."""
+
+    task: ClassVar[str] = "classification"
+
+
+class Regressor(Learner):
+    """Regressor over float targets; ``predict_one`` returns a float."""
+
+    task: ClassVar[str] = "regression"
+
+
+def has_predict_learn_many(learner: Learner) -> bool:
+    return callable(getattr(learner, "predict_learn_many", None))
+
+
+# --------------------------------------------------------------------------------------
+# Streams
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class StreamInfo:
+    """Metadata of a materialised stream."""
+
+    name: str
+    task: str
+    n_samples: int
+    n_features: int
+    n_classes: int | None
+    source: str = ""
+    preprocessing: tuple[str, ...] = ()
+    substitute_for: str | None = None
+
+
+class Stream(Base):
+    """A finite, re-iterable data stream that materialises to ``(X, y)`` arrays.
+
+    Subclasses implement ``_load() -> (X, y)``; the result must depend only on the
+    parameters (including ``seed``), so iterating twice gives the same stream.
+
+    Class attributes
+    ----------------
+    task
+        ``"classification"`` (``y`` ints 0..C-1) or ``"regression"`` (float ``y``).
+    natural_order
+        True when order matters (drift streams, time series): the runner does not
+        shuffle it unless the config asks to.
+    needs_data
+        True when the stream reads files from the data directory.
+    """
+
+    task: ClassVar[str] = "classification"
+    natural_order: ClassVar[bool] = False
+    needs_data: ClassVar[bool] = False
+
+    def _load(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def check_available(self) -> None:
+        """Raise :class:`DataError` (a clear, actionable message) if the stream's files
+        are not present. Called for every stream before any run starts."""
+
+    def info(self) -> StreamInfo:
+        """Metadata; may materialise the stream."""
+        X, y = self.to_arrays()
+        n_classes = int(y.max()) + 1 if self.task == "classification" and len(y) else None
+        return StreamInfo(
+            name=type(self).__name__,
+            task=self.task,
+            n_samples=X.shape[0],
+            n_features=X.shape[1],
+            n_classes=n_classes,
+        )
+
+    def n_classes(self) -> int | None:
+        """Number of classes declared by the stream (``None`` for regression)."""
+        return self.info().n_classes
+
+    def to_arrays(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        X, y = self._load()
+        if n is not None:
+            X, y = X[:n], y[:n]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.int64 if self.task == "classification" else np.float64)
+        return X, y
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, Any]]:
+        X, y = self.to_arrays()
+        for i in range(X.shape[0]):
+            yield X[i], y[i]
+
+    def take(self, k: int) -> Iterator[tuple[np.ndarray, Any]]:
+        for i, item in enumerate(self):
+            if i >= k:
+                return
+            yield item

@@ -1,0 +1,296 @@
+"""Command-line interface: a thin Typer layer over the library.
+
+Every command only parses options and calls a library function. User mistakes raise
+:class:`~streamlearn.base.UserError`; :func:`main` prints them without a traceback and
+exits with the error's code (2 for config errors, 3 for data errors).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from streamlearn.base import UserError
+
+app = typer.Typer(
+    name="streamlearn",
+    help="Prequential experiment runner for online (streaming) machine learning research.\n\n"
+    "Run `streamlearn run CONFIG.yaml` to run an experiment; `streamlearn COMMAND --help` "
+    "for each command.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+DataDirOption = Annotated[
+    str | None,
+    typer.Option(
+        "--data-dir",
+        help="Directory with the real dataset files (default: $STREAMLEARN_DATA, then the "
+        "per-user cache directory).",
+        show_default=False,
+    ),
+]
+
+
+def _resolve_data_dir(value: str | None) -> str | None:
+    if value is not None:
+        p = Path(value).expanduser()
+        if not p.is_dir():
+            raise UserError(f"--data-dir {value!r} is not a directory.")
+        return str(p.resolve())
+    env = os.environ.get("STREAMLEARN_DATA")
+    return str(Path(env).expanduser().resolve()) if env else None
+
+
+# --------------------------------------------------------------------------------------
+# Progress display
+# --------------------------------------------------------------------------------------
+
+
+class RichProgress:
+    """Overall bar (runs) and per-run bar (samples, samples/s) on stderr."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self._progress = None
+        self._overall = None
+        self._current = None
+        self._last = 0.0
+
+    def start(self, total: int, pending: int) -> None:
+        done = total - pending
+        if self.quiet:
+            err_console.print(f"{total} runs planned, {done} already complete, {pending} to run.")
+            return
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=False,
+        )
+        self._progress.start()
+        self._overall = self._progress.add_task("runs", total=total, completed=done, rate="")
+        if done:
+            err_console.print(f"{done} of {total} runs already complete (skipped).")
+
+    def run_started(self, spec) -> None:  # noqa: ANN001
+        if self._progress is None:
+            return
+        if self._current is not None:
+            self._progress.remove_task(self._current)
+        self._t0 = time.perf_counter()
+        self._current = self._progress.add_task(
+            f"  {spec.stream.label} · {spec.algorithm.label} · seed {spec.seed}",
+            total=None, rate="")
+
+    def run_progress(self, done: int, total: int) -> None:
+        if self._progress is None or self._current is None:
+            return
+        now = time.perf_counter()
+        rate = done / max(now - self._t0, 1e-9)
+        self._progress.update(self._current, completed=done, total=total,
+                              rate=f"{rate:,.0f} samples/s")
+
+    def run_finished(self, outcome) -> None:  # noqa: ANN001
+        if self.quiet:
+            err_console.print(f"{outcome.status:7s} {outcome.run_id} ({outcome.seconds:.1f} s)"
+                              + (f": {outcome.message}" if outcome.message else ""),
+                              markup=False, highlight=False)
+            return
+        if outcome.status == "failed":
+            from rich.text import Text
+
+            err_console.print(Text.assemble(("failed ", "red"),
+                                            f"{outcome.run_id}: {outcome.message}"))
+        if self._progress is not None:
+            self._progress.advance(self._overall)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            if self._current is not None:
+                self._progress.remove_task(self._current)
+            self._progress.stop()
+
+
+# --------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------
+
+
+def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:  # noqa: ANN001
+    if out is not None:
+        return out
+    base = Path(cfg.outputs.dir)
+    return base.parent / "smoke" / base.name if smoke else base
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="Experiment config (YAML).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory "
+                   "(default: outputs.dir of the config; with --smoke, results/smoke/NAME).",
+                   show_default=False)] = None,
+    data_dir: DataDirOption = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1,
+                    help="Runs in parallel worker processes (same results as 1).")] = 1,
+    force: Annotated[bool, typer.Option("--force", help="Recompute runs that already have "
+                     "a complete record.")] = False,
+    smoke: Annotated[bool, typer.Option("--smoke", help="Small sample cap, one repetition, "
+                     "tiny budgets: proves the config runs end to end.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars "
+                     "(for CI logs).")] = False,
+) -> None:
+    """Run an experiment: every (stream, algorithm, seed), test-then-train.
+
+    Runs whose record is already complete are skipped, so an interrupted run resumes
+    where it stopped. Tables and plots are written to the output directory.
+    """
+    from streamlearn.config import load_config
+    from streamlearn.evaluation.runner import run_experiment
+    from streamlearn.reporting import tables
+    from streamlearn.reporting.report import build_report
+
+    cfg = load_config(config)
+    if smoke:
+        cfg = cfg.smoke_version()
+    out_dir = _output_dir(cfg, out, smoke)
+    data = _resolve_data_dir(data_dir)
+    t0 = time.perf_counter()
+    progress = RichProgress(quiet)
+    try:
+        result = run_experiment(cfg, out_dir, data_dir=data, jobs=jobs, force=force,
+                                smoke=smoke, progress=progress)
+    except KeyboardInterrupt:
+        progress.stop()
+        err_console.print(
+            f"\nInterrupted. Finished runs are saved in {out_dir}; run the same command "
+            "again to resume.")
+        raise typer.Exit(130) from None
+    summary, written = build_report(out_dir)
+    elapsed = time.perf_counter() - t0
+    if not quiet:
+        for table in tables.rich_tables(summary):
+            console.print(table)
+    else:
+        print(tables.to_markdown(summary))
+    console.print(
+        f"{result.n_run} run(s) computed, {result.n_skipped} already complete, "
+        f"{len(result.failed)} failed, in {elapsed:.1f} s. Results: {out_dir}")
+    for p in written:
+        console.print(f"  wrote {p}")
+    if result.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def validate(
+    config: Annotated[Path, typer.Argument(help="Experiment config (YAML).")],
+    data_dir: DataDirOption = None,
+    smoke: Annotated[bool, typer.Option("--smoke", help="Validate the smoke version.")] = False,
+) -> None:
+    """Check a config (names, types, ranges, data files) without running anything."""
+    from streamlearn.config import load_config
+    from streamlearn.evaluation.runner import check_streams_available, plan_runs
+
+    cfg = load_config(config)
+    if smoke:
+        cfg = cfg.smoke_version()
+    check_streams_available(cfg, _resolve_data_dir(data_dir))
+    runs = plan_runs(cfg)
+    console.print(
+        f"{config}: valid. {len(cfg.streams)} stream(s) × {len(cfg.algorithms)} algorithm(s) × "
+        f"{len(cfg.seeds)} seed(s) = {len(runs)} runs; protocol {cfg.protocol}; metrics "
+        f"{', '.join(cfg.metrics)}; output {_output_dir(cfg, None, smoke)}.")
+
+
+@app.command("list")
+def list_(
+    kind: Annotated[str, typer.Argument(help="algorithms, streams, metrics or protocols.")
+                    ] = "algorithms",
+) -> None:
+    """List the registered algorithms, streams, metrics or protocols."""
+    from rich.table import Table
+
+    from streamlearn import registry
+    from streamlearn.evaluation.protocols import PROTOCOLS
+
+    registry.load_all()
+    tables_ = {
+        "algorithms": registry.ALGORITHMS,
+        "streams": registry.STREAMS,
+        "metrics": registry.METRICS,
+        "protocols": PROTOCOLS,
+    }
+    if kind not in tables_:
+        raise UserError(f"Unknown kind {kind!r}. Choose one of: {', '.join(tables_)}.")
+    table = Table(title=kind)
+    table.add_column("name")
+    table.add_column("task")
+    table.add_column("description")
+    for name in sorted(tables_[kind]):
+        obj = tables_[kind][name]
+        table.add_row(name, getattr(obj, "task", ""), registry.describe(obj))
+    console.print(table)
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="An output directory of `streamlearn run`.")],
+) -> None:
+    """Rebuild tables and plots from the saved run records alone (nothing is re-run)."""
+    from streamlearn.reporting import tables
+    from streamlearn.reporting.report import build_report
+
+    summary, written = build_report(directory)
+    for table in tables.rich_tables(summary):
+        console.print(table)
+    if summary.missing:
+        console.print(f"{len(summary.missing)} planned run(s) have no complete record yet.")
+    for p in written:
+        console.print(f"  wrote {p}")
+
+
+def _mount_data_commands() -> None:
+    try:
+        from streamlearn.cli_data import data_app
+    except ImportError:  # pragma: no cover - the data layer ships with the package
+        return
+    app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
+
+
+_mount_data_commands()
+
+
+def main() -> None:
+    """Console-script entry point: user errors → message + exit code, no traceback."""
+    try:
+        app()
+    except UserError as exc:
+        from rich.text import Text
+
+        err_console.print(Text.assemble(("Error: ", "bold red"), str(exc)), highlight=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("Interrupted.")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,545 @@
+"""Experiment configs: YAML → validated, typed objects.
+
+Validation is strict: unknown keys, wrong types, out-of-range values and unknown
+algorithm/stream/metric names raise :class:`~streamlearn.base.UserError` naming the key
+path, the bad value and the valid choices. Nothing is written before a config validates.
+
+A config, in full::
+
+    name: quickstart                       # [A-Za-z0-9_.-]+, names the output folder
+    description: "..."                     # optional
+    protocol: prequential-classification   # see streamlearn.evaluation.protocols
+    repeats: 3                             # seeds 0..repeats-1; or `seeds: [0, 7, 42]`
+    streams:
+      - name: sea                          # registry name (`streamlearn list streams`)
+        label: SEA                         # display label (default: name); unique
+        params: {n_samples: 20000}         # constructor parameters
+        shuffle: null                      # null: shuffle unless the stream has a natural order
+        normalize: none                    # none | minmax | zscore
+        normalize_warmup: null             # fit the scale on the first N samples (null: all)
+        max_samples: null                  # cap after shuffling
+    algorithms:
+      - name: hoeffding_tree
+        label: HT
+        params: {}
+        smoke_params: {}                   # overrides used by --smoke
+    metrics: [oca, bacc, avrbacc, f1, mcc] # default depends on the protocol
+    evaluation: {chunk_size: 1000, checkpoints: 200, save_predictions: false}
+    outputs: {dir: results/quickstart, tables: [markdown, csv],
+              plots: [learning_curve, time], curve_metric: oce}
+    reference:                             # the paper's numbers, for side-by-side tables
+      source: "Online-BLS, Table 4"
+      values: {SEA: {HT: {oca: 86.4}}}     # stream label → algorithm label → metric → percent
+      cited: [HBP]                         # algorithm labels shown only as cited values
+    smoke: {max_samples: 2000, repeats: 1}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from streamlearn.base import UserError, _close_matches
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class ConfigError(UserError):
+    """The config file is invalid."""
+
+
+# --------------------------------------------------------------------------------------
+# Typed config objects
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    name: str
+    label: str
+    params: dict[str, Any] = field(default_factory=dict)
+    shuffle: bool | None = None
+    normalize: str = "none"
+    normalize_warmup: int | None = None
+    max_samples: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "params": dict(self.params),
+            "shuffle": self.shuffle,
+            "normalize": self.normalize,
+            "normalize_warmup": self.normalize_warmup,
+            "max_samples": self.max_samples,
+        }
+
+
+@dataclass(frozen=True)
+class AlgorithmConfig:
+    name: str
+    label: str
+    params: dict[str, Any] = field(default_factory=dict)
+    smoke_params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "params": dict(self.params),
+            "smoke_params": dict(self.smoke_params),
+        }
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    chunk_size: int = 1000
+    checkpoints: int = 200
+    save_predictions: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk_size": self.chunk_size,
+            "checkpoints": self.checkpoints,
+            "save_predictions": self.save_predictions,
+        }
+
+
+@dataclass(frozen=True)
+class OutputsConfig:
+    dir: str
+    tables: tuple[str, ...] = ("markdown", "csv")
+    plots: tuple[str, ...] = ("learning_curve", "time")
+    curve_metric: str = "oce"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dir": self.dir,
+            "tables": list(self.tables),
+            "plots": list(self.plots),
+            "curve_metric": self.curve_metric,
+        }
+
+
+@dataclass(frozen=True)
+class ReferenceConfig:
+    source: str = ""
+    values: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    cited: tuple[str, ...] = ()
+    notes: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "values": self.values,
+            "cited": list(self.cited),
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class SmokeConfig:
+    max_samples: int = 2000
+    repeats: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_samples": self.max_samples, "repeats": self.repeats}
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str
+    protocol: str
+    seeds: tuple[int, ...]
+    streams: tuple[StreamConfig, ...]
+    algorithms: tuple[AlgorithmConfig, ...]
+    metrics: tuple[str, ...]
+    evaluation: EvaluationConfig
+    outputs: OutputsConfig
+    reference: ReferenceConfig
+    smoke: SmokeConfig
+    description: str = ""
+    source_path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "protocol": self.protocol,
+            "seeds": list(self.seeds),
+            "streams": [s.to_dict() for s in self.streams],
+            "algorithms": [a.to_dict() for a in self.algorithms],
+            "metrics": list(self.metrics),
+            "evaluation": self.evaluation.to_dict(),
+            "outputs": self.outputs.to_dict(),
+            "reference": self.reference.to_dict(),
+            "smoke": self.smoke.to_dict(),
+        }
+
+    def smoke_version(self) -> ExperimentConfig:
+        """The config as ``--smoke`` runs it: few samples, one repetition, tiny budgets."""
+        streams = tuple(
+            StreamConfig(
+                **{
+                    **s.to_dict(),
+                    "max_samples": min(s.max_samples or self.smoke.max_samples,
+                                       self.smoke.max_samples),
+                    "normalize_warmup": (
+                        None if s.normalize_warmup is None
+                        else min(s.normalize_warmup, self.smoke.max_samples)
+                    ),
+                }
+            )
+            for s in self.streams
+        )
+        algorithms = tuple(
+            AlgorithmConfig(
+                name=a.name,
+                label=a.label,
+                params={**a.params, **a.smoke_params},
+                smoke_params={},
+            )
+            for a in self.algorithms
+        )
+        return ExperimentConfig(
+            name=self.name,
+            protocol=self.protocol,
+            seeds=self.seeds[: self.smoke.repeats],
+            streams=streams,
+            algorithms=algorithms,
+            metrics=self.metrics,
+            evaluation=self.evaluation,
+            outputs=self.outputs,
+            reference=self.reference,
+            smoke=self.smoke,
+            description=self.description,
+            source_path=self.source_path,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Validation helpers
+# --------------------------------------------------------------------------------------
+
+
+def _fail(path: str, message: str) -> ConfigError:
+    return ConfigError(f"Config error at '{path}': {message}")
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number", type(None): "null"}.get(type(value),
+                                                                          type(value).__name__)
+
+
+def _check_keys(d: dict[str, Any], path: str, allowed: set[str], required: set[str]) -> None:
+    for key in d:
+        if not isinstance(key, str):
+            raise _fail(path, f"keys must be strings, got {key!r}.")
+        if key not in allowed:
+            raise _fail(
+                f"{path}.{key}" if path else key,
+                f"unknown key {key!r}.{_close_matches(key, sorted(allowed))} "
+                f"Valid keys here: {', '.join(sorted(allowed))}.",
+            )
+    for key in sorted(required):
+        if key not in d:
+            raise _fail(path or "<top level>", f"the required key {key!r} is missing.")
+
+
+def _mapping(value: Any, path: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(path, f"expected a mapping (key: value), got {_type_name(value)} {value!r}.")
+    return value
+
+
+def _int(value: Any, path: str, low: int | None = None, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(path, f"expected an integer, got {_type_name(value)} {value!r}.")
+    if low is not None and value < low:
+        raise _fail(path, f"must be ≥ {low}, got {value}.")
+    return value
+
+
+def _str(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(path, f"expected a non-empty string, got {_type_name(value)} {value!r}.")
+    return value
+
+
+def _bool(value: Any, path: str, allow_none: bool = False) -> bool | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, bool):
+        raise _fail(path, f"expected true or false, got {_type_name(value)} {value!r}.")
+    return value
+
+
+def _choice(value: Any, path: str, choices: list[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        hint = _close_matches(str(value), choices)
+        raise _fail(path, f"invalid value {value!r}.{hint} Valid values: {', '.join(choices)}.")
+    return value
+
+
+def _str_list(value: Any, path: str, choices: list[str] | None = None) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise _fail(path, f"expected a list, got {_type_name(value)} {value!r}.")
+    out = []
+    for i, item in enumerate(value):
+        if choices is not None:
+            out.append(_choice(item, f"{path}[{i}]", choices))
+        else:
+            out.append(_str(item, f"{path}[{i}]"))
+    if len(set(out)) != len(out):
+        raise _fail(path, f"duplicate entries in {out}.")
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------
+
+_TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "algorithms",
+             "metrics", "evaluation", "outputs", "reference", "smoke"}
+_STREAM_KEYS = {"name", "label", "params", "shuffle", "normalize", "normalize_warmup",
+                "max_samples"}
+_ALGO_KEYS = {"name", "label", "params", "smoke_params"}
+NORMALIZERS = ["none", "minmax", "zscore"]
+TABLE_FORMATS = ["markdown", "csv"]
+PLOT_KINDS = ["learning_curve", "time"]
+
+
+def _parse_stream(raw: Any, path: str) -> StreamConfig:
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    d = _mapping(raw, path)
+    _check_keys(d, path, _STREAM_KEYS, {"name"})
+    name = _str(d["name"], f"{path}.name")
+    return StreamConfig(
+        name=name,
+        label=_str(d.get("label", name), f"{path}.label"),
+        params=dict(_mapping(d.get("params"), f"{path}.params")),
+        shuffle=_bool(d.get("shuffle"), f"{path}.shuffle", allow_none=True),
+        normalize=_choice(d.get("normalize", "none"), f"{path}.normalize", NORMALIZERS),
+        normalize_warmup=_int(d.get("normalize_warmup"), f"{path}.normalize_warmup", 2, True),
+        max_samples=_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
+    )
+
+
+def _parse_algorithm(raw: Any, path: str) -> AlgorithmConfig:
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    d = _mapping(raw, path)
+    _check_keys(d, path, _ALGO_KEYS, {"name"})
+    name = _str(d["name"], f"{path}.name")
+    return AlgorithmConfig(
+        name=name,
+        label=_str(d.get("label", name), f"{path}.label"),
+        params=dict(_mapping(d.get("params"), f"{path}.params")),
+        smoke_params=dict(_mapping(d.get("smoke_params"), f"{path}.smoke_params")),
+    )
+
+
+def _parse_reference(raw: Any, path: str) -> ReferenceConfig:
+    d = _mapping(raw, path)
+    _check_keys(d, path, {"source", "values", "cited", "notes"}, set())
+    values: dict[str, dict[str, dict[str, float]]] = {}
+    for s_label, per_algo in _mapping(d.get("values"), f"{path}.values").items():
+        values[s_label] = {}
+        for a_label, per_metric in _mapping(per_algo, f"{path}.values.{s_label}").items():
+            p = f"{path}.values.{s_label}.{a_label}"
+            values[s_label][a_label] = {}
+            for metric, v in _mapping(per_metric, p).items():
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                    raise _fail(f"{p}.{metric}", f"expected a number (percent), got {v!r}.")
+                values[s_label][a_label][metric] = None if v is None else float(v)
+    cited = _str_list(d.get("cited", []), f"{path}.cited")
+    return ReferenceConfig(
+        source=str(d.get("source", "")),
+        values=values,
+        cited=cited,
+        notes=str(d.get("notes", "")),
+    )
+
+
+def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
+    """Validate a loaded YAML document and return the typed config."""
+    from streamlearn import registry
+    from streamlearn.evaluation.protocols import PROTOCOLS
+
+    registry.load_all()
+    d = _mapping(raw, "<top level>")
+    if not d:
+        raise ConfigError("The config is empty: it needs at least name, streams and algorithms.")
+    _check_keys(d, "", _TOP_KEYS, {"name", "streams", "algorithms"})
+
+    name = _str(d["name"], "name")
+    if not _NAME_RE.match(name):
+        raise _fail("name", f"{name!r} may only contain letters, digits, '_', '.' and '-'.")
+    protocol = _choice(d.get("protocol", "prequential-classification"), "protocol",
+                       sorted(PROTOCOLS))
+    task = PROTOCOLS[protocol].task
+
+    if "seeds" in d and "repeats" in d:
+        raise _fail("seeds", "give either 'seeds' or 'repeats', not both.")
+    if "seeds" in d:
+        raw_seeds = d["seeds"]
+        if not isinstance(raw_seeds, list) or not raw_seeds:
+            raise _fail("seeds", f"expected a non-empty list of integers, got {raw_seeds!r}.")
+        seeds = tuple(_int(s, f"seeds[{i}]", 0) for i, s in enumerate(raw_seeds))
+        if len(set(seeds)) != len(seeds):
+            raise _fail("seeds", f"duplicate seeds in {list(seeds)}.")
+    else:
+        repeats = _int(d.get("repeats", 1), "repeats", 1)
+        seeds = tuple(range(repeats))
+
+    raw_streams = d["streams"]
+    if not isinstance(raw_streams, list) or not raw_streams:
+        raise _fail("streams", f"expected a non-empty list, got {_type_name(raw_streams)}.")
+    streams = tuple(_parse_stream(s, f"streams[{i}]") for i, s in enumerate(raw_streams))
+    raw_algos = d["algorithms"]
+    if not isinstance(raw_algos, list) or not raw_algos:
+        raise _fail("algorithms", f"expected a non-empty list, got {_type_name(raw_algos)}.")
+    algorithms = tuple(
+        _parse_algorithm(a, f"algorithms[{i}]") for i, a in enumerate(raw_algos)
+    )
+    for kind, items in (("streams", streams), ("algorithms", algorithms)):
+        labels = [it.label for it in items]
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise _fail(kind, f"duplicate labels {dup}; give each entry a distinct 'label'.")
+
+    metric_names = sorted(n for n, m in registry.METRICS.items() if m.task == task)
+    metrics = _str_list(d.get("metrics", _default_metrics(task)), "metrics", metric_names)
+
+    ev = _mapping(d.get("evaluation"), "evaluation")
+    _check_keys(ev, "evaluation", {"chunk_size", "checkpoints", "save_predictions"}, set())
+    evaluation = EvaluationConfig(
+        chunk_size=_int(ev.get("chunk_size", 1000), "evaluation.chunk_size", 1),
+        checkpoints=_int(ev.get("checkpoints", 200), "evaluation.checkpoints", 2),
+        save_predictions=_bool(ev.get("save_predictions", False), "evaluation.save_predictions"),
+    )
+
+    out = _mapping(d.get("outputs"), "outputs")
+    _check_keys(out, "outputs", {"dir", "tables", "plots", "curve_metric"}, set())
+    curve_metric = _choice(out.get("curve_metric", _default_curve_metric(task)),
+                           "outputs.curve_metric", metric_names)
+    outputs = OutputsConfig(
+        dir=_str(out.get("dir", f"results/{name}"), "outputs.dir"),
+        tables=_str_list(out.get("tables", list(TABLE_FORMATS)), "outputs.tables", TABLE_FORMATS),
+        plots=_str_list(out.get("plots", list(PLOT_KINDS)), "outputs.plots", PLOT_KINDS),
+        curve_metric=curve_metric,
+    )
+    reference = _parse_reference(d.get("reference"), "reference")
+    sm = _mapping(d.get("smoke"), "smoke")
+    _check_keys(sm, "smoke", {"max_samples", "repeats"}, set())
+    smoke = SmokeConfig(
+        max_samples=_int(sm.get("max_samples", 2000), "smoke.max_samples", 10),
+        repeats=_int(sm.get("repeats", 1), "smoke.repeats", 1),
+    )
+    cfg = ExperimentConfig(
+        name=name,
+        description=str(d.get("description", "")),
+        protocol=protocol,
+        seeds=seeds,
+        streams=streams,
+        algorithms=algorithms,
+        metrics=metrics,
+        evaluation=evaluation,
+        outputs=outputs,
+        reference=reference,
+        smoke=smoke,
+        source_path=source_path,
+    )
+    _check_components(cfg, task)
+    return cfg
+
+
+def _default_metrics(task: str) -> list[str]:
+    from streamlearn.metrics import DEFAULT_METRICS
+
+    return list(DEFAULT_METRICS[task])
+
+
+def _default_curve_metric(task: str) -> str:
+    return "oce" if task == "classification" else "mse"
+
+
+def _check_components(cfg: ExperimentConfig, task: str) -> None:
+    """Resolve every name and build every object once, so parameter errors surface now."""
+    from streamlearn import registry
+
+    for i, s in enumerate(cfg.streams):
+        path = f"streams[{i}]"
+        cls = _lookup(registry.get_stream, s.name, f"{path}.name")
+        if cls.task != task:
+            raise _fail(f"{path}.name", f"stream {s.name!r} is a {cls.task} stream, but protocol "
+                        f"{cfg.protocol!r} needs {task} streams.")
+        _build(cls, s.params, f"{path}.params")
+        if s.normalize_warmup is not None and s.normalize == "none":
+            raise _fail(f"{path}.normalize_warmup", "is set but 'normalize' is 'none'.")
+    for i, a in enumerate(cfg.algorithms):
+        path = f"algorithms[{i}]"
+        cls = _lookup(registry.get_algorithm, a.name, f"{path}.name")
+        if cls.task != task:
+            raise _fail(f"{path}.name", f"algorithm {a.name!r} is a {cls.task} learner, but "
+                        f"protocol {cfg.protocol!r} needs a {task} learner.")
+        _build(cls, a.params, f"{path}.params")
+        _build(cls, {**a.params, **a.smoke_params}, f"{path}.smoke_params")
+    stream_labels = {s.label for s in cfg.streams}
+    algo_labels = {a.label for a in cfg.algorithms} | set(cfg.reference.cited)
+    for s_label, per_algo in cfg.reference.values.items():
+        if s_label not in stream_labels:
+            raise _fail(f"reference.values.{s_label}", f"no stream has label {s_label!r}."
+                        f"{_close_matches(s_label, sorted(stream_labels))} "
+                        f"Stream labels: {', '.join(sorted(stream_labels))}.")
+        for a_label in per_algo:
+            if a_label not in algo_labels:
+                raise _fail(f"reference.values.{s_label}.{a_label}",
+                            f"no algorithm (or cited entry) has label {a_label!r}."
+                            f"{_close_matches(a_label, sorted(algo_labels))} "
+                            f"Labels: {', '.join(sorted(algo_labels))}.")
+
+
+def _lookup(getter: Any, name: str, path: str) -> type:
+    try:
+        return getter(name)
+    except UserError as exc:
+        raise _fail(path, str(exc)) from None
+
+
+def _build(cls: type, params: dict[str, Any], path: str) -> Any:
+    try:
+        cls.check_param_names(params)
+        return cls(**params)
+    except UserError as exc:
+        raise _fail(path, str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise _fail(path, f"{cls.__name__} rejected these parameters: {exc}") from None
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"Config file not found: {p}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read config file {p}: {exc}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p} is not valid YAML: {exc}") from None
+    return parse_config(raw, source_path=str(p))

@@ -1,0 +1,3 @@
+"""Protocols (prequential classification, ...) and the engine that runs them."""
+
+from __future__ import annotations

@@ -1,0 +1,109 @@
+"""The prequential (test-then-train) engine.
+
+For every sample ``k`` the learner first predicts ``x_k`` with the model of samples
+``< k``, then learns ``(x_k, y_k)``. The stream is processed in chunks: a learner with
+``predict_learn_many`` runs each chunk in one (compiled) call that keeps this order
+inside; otherwise the engine loops over ``predict_one``/``learn_one`` and times the two
+calls separately.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamlearn.base import Learner, has_predict_learn_many
+
+
+@dataclass
+class PrequentialOutput:
+    """Predictions and timings of one prequential pass."""
+
+    y_pred: np.ndarray
+    predict_seconds: float  # total time in predict_one (NaN when fused)
+    learn_seconds: float  # total time in learn_one (NaN when fused)
+    total_seconds: float  # wall time of the learner calls (predict + learn)
+    chunk_seconds: np.ndarray  # per chunk, learner calls only
+    chunk_sizes: np.ndarray
+    fused: bool  # True when predict_learn_many was used
+    per_sample_seconds: np.ndarray | None = None  # predict+learn per sample (per-sample loop)
+
+
+def run_prequential(
+    learner: Learner,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    chunk_size: int = 1000,
+    use_many: bool = True,
+    on_chunk: Callable[[int], None] | None = None,
+) -> PrequentialOutput:
+    """Run ``learner`` test-then-train over ``(X, y)``; the learner must be ``reset``.
+
+    Parameters
+    ----------
+    learner
+        A reset learner.
+    X, y
+        Float64 features ``(n, d)`` and labels/targets ``(n,)``.
+    chunk_size
+        Samples per chunk (progress granularity; the unit of ``predict_learn_many``).
+    use_many
+        Use ``predict_learn_many`` when the learner has it.
+    on_chunk
+        Called with the number of samples finished after each chunk.
+    """
+    n = X.shape[0]
+    classification = learner.task == "classification"
+    y_pred = np.empty(n, dtype=np.int64 if classification else np.float64)
+    fused = use_many and has_predict_learn_many(learner)
+    n_chunks = max(1, -(-n // chunk_size))
+    chunk_seconds = np.zeros(n_chunks)
+    chunk_sizes = np.zeros(n_chunks, dtype=np.int64)
+    per_sample = None if fused else np.empty(n, dtype=np.float64)
+    t_pred = 0.0
+    t_learn = 0.0
+    clock = time.perf_counter
+    for c, start in enumerate(range(0, n, chunk_size)):
+        stop = min(start + chunk_size, n)
+        Xc, yc = X[start:stop], y[start:stop]
+        if fused:
+            t0 = clock()
+            out = learner.predict_learn_many(Xc, yc)  # type: ignore[attr-defined]
+            chunk_seconds[c] = clock() - t0
+            y_pred[start:stop] = out
+        else:
+            predict_one, learn_one = learner.predict_one, learner.learn_one
+            assert per_sample is not None
+            c_pred = c_learn = 0.0
+            for i in range(stop - start):
+                xi = Xc[i]
+                yi = yc[i].item()
+                t0 = clock()
+                p = predict_one(xi)
+                t1 = clock()
+                learn_one(xi, yi)
+                t2 = clock()
+                y_pred[start + i] = p
+                c_pred += t1 - t0
+                c_learn += t2 - t1
+                per_sample[start + i] = t2 - t0
+            t_pred += c_pred
+            t_learn += c_learn
+            chunk_seconds[c] = c_pred + c_learn
+        chunk_sizes[c] = stop - start
+        if on_chunk is not None:
+            on_chunk(stop)
+    return PrequentialOutput(
+        y_pred=y_pred,
+        predict_seconds=float("nan") if fused else t_pred,
+        learn_seconds=float("nan") if fused else t_learn,
+        total_seconds=float(chunk_seconds.sum()),
+        chunk_seconds=chunk_seconds,
+        chunk_sizes=chunk_sizes,
+        fused=fused,
+        per_sample_seconds=per_sample,
+    )

@@ -1,0 +1,297 @@
+"""Prequential metrics (Online-BLS paper, Appendix C) — final values and curves.
+
+Every classification metric here is a function of three cumulative per-class counters
+after step ``t``: ``T_i`` (samples of true class ``i``), ``P_i`` (samples predicted as
+``i``) and ``D_i`` (samples of class ``i`` predicted correctly). The runner stores the
+predictions of a run, so a curve is computed afterwards at any set of checkpoints in
+``O(n + K c)`` for ``K`` checkpoints; AVRBACC needs BACC at every step and is ``O(n)``.
+
+Each metric is available two ways:
+
+* as a class with ``update(y_true, y_pred)`` / ``get()`` for incremental use, and
+* as ``Metric.curve(y_true, y_pred, n_classes, at)`` giving the value after each step
+  ``t`` in ``at`` (1-based counts of samples seen), which the runner uses.
+
+References: C. Lei et al., *Online-BLS*, Appendix C, eqs. (C.1)–(C.6).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from streamlearn.registry import register_metric
+
+# --------------------------------------------------------------------------------------
+# Cumulative counters
+# --------------------------------------------------------------------------------------
+
+
+def cumulative_counts(
+    y_true: np.ndarray, y_pred: np.ndarray, n_classes: int, at: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-class counters ``T, P, D`` (each ``(len(at), n_classes)``) after ``at[k]`` samples.
+
+    ``at`` must be increasing, with values in ``1..len(y_true)``.
+    """
+    y_true = np.asarray(y_true, dtype=np.int64)
+    y_pred = np.asarray(y_pred, dtype=np.int64)
+    at = np.asarray(at, dtype=np.int64)
+    if at.size and (np.any(np.diff(at) <= 0) or at[0] < 1 or at[-1] > y_true.size):
+        raise ValueError("checkpoints must be increasing and within 1..n")
+    K = at.size
+    T = np.zeros((K, n_classes), dtype=np.int64)
+    P = np.zeros((K, n_classes), dtype=np.int64)
+    D = np.zeros((K, n_classes), dtype=np.int64)
+    correct = y_true == y_pred
+    t_run = np.zeros(n_classes, dtype=np.int64)
+    p_run = np.zeros(n_classes, dtype=np.int64)
+    d_run = np.zeros(n_classes, dtype=np.int64)
+    start = 0
+    for k, stop in enumerate(at):
+        seg_t = y_true[start:stop]
+        t_run += np.bincount(seg_t, minlength=n_classes)
+        p_run += np.bincount(y_pred[start:stop], minlength=n_classes)
+        d_run += np.bincount(seg_t[correct[start:stop]], minlength=n_classes)
+        T[k], P[k], D[k] = t_run, p_run, d_run
+        start = stop
+    return T, P, D
+
+
+def bacc_every_step(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    """BACC_t for every t = 1..n (eq. C.3, averaged over the classes seen so far), O(n).
+
+    When a sample of class ``i`` arrives only the term ``D_i/T_i`` changes, so
+    ``S_t = sum_i D_i/T_i`` is a cumulative sum of per-occurrence changes.
+    """
+    y_true = np.asarray(y_true, dtype=np.int64)
+    correct = (y_true == np.asarray(y_pred, dtype=np.int64)).astype(np.float64)
+    n = y_true.size
+    delta = np.zeros(n, dtype=np.float64)
+    seen = np.zeros(n, dtype=np.int64)
+    order = np.argsort(y_true, kind="stable")
+    sorted_labels = y_true[order]
+    bounds = np.flatnonzero(np.diff(sorted_labels)) + 1
+    for idx in np.split(order, bounds):
+        if idx.size == 0:
+            continue
+        recall = np.cumsum(correct[idx]) / np.arange(1, idx.size + 1)
+        delta[idx] = np.diff(recall, prepend=0.0)
+        seen[idx[0]] = 1
+    return np.cumsum(delta) / np.cumsum(seen)
+
+
+# --------------------------------------------------------------------------------------
+# Metric classes
+# --------------------------------------------------------------------------------------
+
+
+class Metric:
+    """A prequential metric. Subclasses implement ``_from_counts`` (and may override
+    ``curve``). Values are fractions in [0, 1] (MCC in [-1, 1]); tables print percent."""
+
+    task: ClassVar[str] = "classification"
+    bigger_is_better: ClassVar[bool] = True
+    percent: ClassVar[bool] = True
+    label: ClassVar[str] = ""
+
+    def __init__(self, n_classes: int) -> None:
+        self.n_classes = n_classes
+        self._t = np.zeros(n_classes, dtype=np.int64)
+        self._p = np.zeros(n_classes, dtype=np.int64)
+        self._d = np.zeros(n_classes, dtype=np.int64)
+        self._n = 0
+
+    def update(self, y_true: int, y_pred: int) -> None:
+        self._t[y_true] += 1
+        self._p[y_pred] += 1
+        if y_true == y_pred:
+            self._d[y_true] += 1
+        self._n += 1
+
+    def get(self) -> float:
+        return float(self._from_counts(self._t[None], self._p[None], self._d[None])[0])
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def curve(
+        cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int, at: np.ndarray
+    ) -> np.ndarray:
+        """Metric value after each of the first ``at[k]`` samples."""
+        T, P, D = cumulative_counts(y_true, y_pred, n_classes, at)
+        return cls._from_counts(T, P, D)
+
+    @classmethod
+    def final(cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int) -> float:
+        return float(cls.curve(y_true, y_pred, n_classes, np.array([len(y_true)]))[0])
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+@register_metric("oca")
+class OCA(Metric):
+    """Online cumulative accuracy, eq. (C.1): fraction of correct predictions so far."""
+
+    label = "OCA"
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        return _safe_div(D.sum(axis=1), T.sum(axis=1))
+
+
+@register_metric("oce")
+class OCE(Metric):
+    """Online cumulative error, eq. (C.2): 1 − OCA (the curves of Figs. 2–4)."""
+
+    label = "OCE"
+    bigger_is_better = False
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        return 1.0 - OCA._from_counts(T, P, D)
+
+
+@register_metric("mistake_rate")
+class MistakeRate(OCE):
+    """Mistake rate (FORKS paper): fraction of wrong predictions so far (equals OCE)."""
+
+    label = "Mistake rate"
+
+
+@register_metric("bacc")
+class BACC(Metric):
+    """Balanced accuracy, eq. (C.3): mean cumulative recall over the classes seen so far."""
+
+    label = "BACC"
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        seen = (T > 0).sum(axis=1)
+        return _safe_div(_safe_div(D, T).sum(axis=1), seen)
+
+
+@register_metric("avrbacc")
+class AVRBACC(Metric):
+    """Average balanced accuracy, eq. (C.4): mean of BACC_k over steps k = 1..t."""
+
+    label = "AVRBACC"
+
+    def __init__(self, n_classes: int) -> None:
+        super().__init__(n_classes)
+        self._sum = 0.0
+
+    def update(self, y_true: int, y_pred: int) -> None:
+        super().update(y_true, y_pred)
+        self._sum += BACC._from_counts(self._t[None], self._p[None], self._d[None])[0]
+
+    def get(self) -> float:
+        return self._sum / self._n if self._n else 0.0
+
+    @classmethod
+    def curve(
+        cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int, at: np.ndarray
+    ) -> np.ndarray:
+        b = bacc_every_step(y_true, y_pred)
+        avr = np.cumsum(b) / np.arange(1, b.size + 1)
+        return avr[np.asarray(at, dtype=np.int64) - 1]
+
+
+@register_metric("f1")
+class MacroF1(Metric):
+    """Macro F1, eq. (C.5): mean over all c classes of per-class F1 (0 when undefined)."""
+
+    label = "F1"
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        # F1_i = 2 TP / (2 TP + FP + FN) = 2 D_i / (P_i + T_i)
+        return _safe_div(2.0 * D, (P + T).astype(np.float64)).mean(axis=1)
+
+
+@register_metric("mcc")
+class MCC(Metric):
+    """Matthews correlation coefficient, eq. (C.6), multi-class (Gorodkin) form."""
+
+    label = "MCC"
+
+    @classmethod
+    def _from_counts(cls, T: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        Tf, Pf = T.astype(np.float64), P.astype(np.float64)
+        s = Tf.sum(axis=1)
+        corr = D.sum(axis=1).astype(np.float64)
+        num = corr * s - (Pf * Tf).sum(axis=1)
+        den = np.sqrt((s**2 - (Pf**2).sum(axis=1)) * (s**2 - (Tf**2).sum(axis=1)))
+        return _safe_div(num, den)
+
+
+# --------------------------------------------------------------------------------------
+# Regression metrics (time-series protocol)
+# --------------------------------------------------------------------------------------
+
+
+class RegressionMetric(Metric):
+    """Cumulative mean of a per-sample loss."""
+
+    task = "regression"
+    bigger_is_better = False
+    percent = False
+
+    def __init__(self, n_classes: int | None = None) -> None:
+        self._sum = 0.0
+        self._n = 0
+
+    @staticmethod
+    def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def update(self, y_true: Any, y_pred: Any) -> None:
+        self._sum += float(self._loss(np.asarray(y_true), np.asarray(y_pred)))
+        self._n += 1
+
+    def get(self) -> float:
+        return self._sum / self._n if self._n else 0.0
+
+    @classmethod
+    def curve(
+        cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None, at: np.ndarray
+    ) -> np.ndarray:
+        loss = cls._loss(np.asarray(y_true, dtype=np.float64), np.asarray(y_pred, np.float64))
+        cum = np.cumsum(loss)
+        at = np.asarray(at, dtype=np.int64)
+        return cum[at - 1] / at
+
+
+@register_metric("mse")
+class MSE(RegressionMetric):
+    """Mean squared prediction error over the samples so far."""
+
+    label = "MSE"
+
+    @staticmethod
+    def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        return (y_true - y_pred) ** 2
+
+
+@register_metric("mae")
+class MAE(RegressionMetric):
+    """Mean absolute prediction error over the samples so far."""
+
+    label = "MAE"
+
+    @staticmethod
+    def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        return np.abs(y_true - y_pred)
+
+
+DEFAULT_METRICS = {
+    "classification": ["oca", "bacc", "avrbacc", "f1", "mcc"],
+    "regression": ["mse", "mae"],
+}

@@ -1,0 +1,95 @@
+"""Name → class registries for algorithms, streams and metrics.
+
+A config's ``name:`` is looked up here. Classes register themselves with a decorator::
+
+    @register_algorithm("online_bls")
+    class OnlineBLS(Classifier): ...
+
+Modules that define registered classes are imported lazily by :func:`load_all`, so that
+importing :mod:`streamlearn` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from streamlearn.base import UserError, _close_matches
+
+T = TypeVar("T")
+
+ALGORITHMS: dict[str, type] = {}
+STREAMS: dict[str, type] = {}
+METRICS: dict[str, Any] = {}
+
+# Modules whose import registers entries. New algorithm/stream modules are added here.
+_MODULES = (
+    "streamlearn.metrics",
+    "streamlearn.algorithms",
+    "streamlearn.datasets",
+)
+
+_loaded = False
+
+
+def _register(table: dict[str, Any], kind: str, name: str) -> Callable[[T], T]:
+    def decorator(obj: T) -> T:
+        if name in table and table[name] is not obj:
+            raise RuntimeError(f"{kind} {name!r} registered twice")
+        table[name] = obj
+        obj.registry_name = name  # type: ignore[attr-defined]
+        return obj
+
+    return decorator
+
+
+def register_algorithm(name: str) -> Callable[[T], T]:
+    return _register(ALGORITHMS, "algorithm", name)
+
+
+def register_stream(name: str) -> Callable[[T], T]:
+    return _register(STREAMS, "stream", name)
+
+
+def register_metric(name: str) -> Callable[[T], T]:
+    return _register(METRICS, "metric", name)
+
+
+def load_all() -> None:
+    """Import every module that registers entries (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    for module in _MODULES:
+        importlib.import_module(module)
+    _loaded = True
+
+
+def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
+    load_all()
+    if not isinstance(name, str) or name not in table:
+        choices = sorted(table)
+        hint = _close_matches(str(name), choices)
+        raise UserError(
+            f"Unknown {kind} {name!r}.{hint} Valid {kind}s: {', '.join(choices)}."
+        )
+    return table[name]
+
+
+def get_algorithm(name: str) -> type:
+    return _lookup(ALGORITHMS, "algorithm", name)
+
+
+def get_stream(name: str) -> type:
+    return _lookup(STREAMS, "stream", name)
+
+
+def get_metric(name: str) -> Any:
+    return _lookup(METRICS, "metric", name)
+
+
+def describe(obj: Any) -> str:
+    """First line of an object's docstring."""
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else ""
