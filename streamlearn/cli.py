@@ -72,8 +72,14 @@ class RichProgress:
         if self.quiet:
             err_console.print(f"{total} runs planned, {done} already complete, {pending} to run.")
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self._progress = Progress(
             TextColumn("{task.description}"),
@@ -90,7 +96,7 @@ class RichProgress:
         if done:
             err_console.print(f"{done} of {total} runs already complete (skipped).")
 
-    def run_started(self, spec) -> None:  # noqa: ANN001
+    def run_started(self, spec) -> None:
         if self._progress is None:
             return
         if self._current is not None:
@@ -108,7 +114,7 @@ class RichProgress:
         self._progress.update(self._current, completed=done, total=total,
                               rate=f"{rate:,.0f} samples/s")
 
-    def run_finished(self, outcome) -> None:  # noqa: ANN001
+    def run_finished(self, outcome) -> None:
         if self.quiet:
             err_console.print(f"{outcome.status:7s} {outcome.run_id} ({outcome.seconds:.1f} s)"
                               + (f": {outcome.message}" if outcome.message else ""),
@@ -134,7 +140,7 @@ class RichProgress:
 # --------------------------------------------------------------------------------------
 
 
-def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:  # noqa: ANN001
+def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:
     if out is not None:
         return out
     base = Path(cfg.outputs.dir)
@@ -156,6 +162,9 @@ def run(
                      "tiny budgets: proves the config runs end to end.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars "
                      "(for CI logs).")] = False,
+    skip_missing_data: Annotated[bool, typer.Option(
+        "--skip-missing-data", help="Exit 0 with a notice (instead of an error) when a "
+        "dataset's files are not present; used by `make smoke`.")] = False,
 ) -> None:
     """Run an experiment: every (stream, algorithm, seed), test-then-train.
 
@@ -172,6 +181,15 @@ def run(
         cfg = cfg.smoke_version()
     out_dir = _output_dir(cfg, out, smoke)
     data = _resolve_data_dir(data_dir)
+    if skip_missing_data:
+        from streamlearn.base import DataError
+        from streamlearn.evaluation.runner import check_streams_available
+
+        try:
+            check_streams_available(cfg, data)
+        except DataError as exc:
+            err_console.print(f"Skipped {config}: {exc}", markup=False, highlight=False)
+            return
     t0 = time.perf_counter()
     progress = RichProgress(quiet)
     try:

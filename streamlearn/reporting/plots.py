@@ -13,7 +13,7 @@ from streamlearn.reporting.summary import Summary
 from streamlearn.reporting.tables import metric_header
 
 
-def _pyplot():  # noqa: ANN202 - matplotlib module
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -22,7 +22,7 @@ def _pyplot():  # noqa: ANN202 - matplotlib module
     return plt
 
 
-def _save(fig, path: Path) -> None:  # noqa: ANN001
+def _save(fig, path: Path) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
     atomic_write_bytes(path, buf.getvalue())

@@ -1,0 +1,51 @@
+# streamlearn — developer and reproduction targets.
+# Everything runs inside .venv, created on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# Real datasets: ../shared/datasets when it exists (override with STREAMLEARN_DATA=...).
+SHARED := $(wildcard ../shared/datasets)
+export STREAMLEARN_DATA ?= $(SHARED)
+export STREAMLEARN_TEST_DATA ?= $(SHARED)
+export MPLBACKEND := Agg
+JOBS ?= 2
+
+.PHONY: install quickstart test test-all lint smoke bench reproduce-online-bls clean
+
+$(BIN)/streamlearn: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/streamlearn
+
+quickstart: install
+	$(BIN)/streamlearn run configs/quickstart.yaml
+
+test: install
+	$(BIN)/python -m pytest -q
+
+test-all: install
+	$(BIN)/python -m pytest -q -m ''
+
+lint: install
+	$(BIN)/ruff check streamlearn tests benchmarks
+
+# Every config in configs/ in smoke mode (small cap, one repetition): proves none has rotted.
+smoke: install
+	@set -e; for c in $$(find configs -name '*.yaml' | sort); do \
+	  echo "== smoke $$c"; \
+	  $(BIN)/streamlearn run $$c --smoke --quiet --skip-missing-data --force > /dev/null; \
+	done; echo "smoke: all configs ran"
+
+bench: install
+	$(BIN)/python benchmarks/bench_runner.py
+	@if [ -f benchmarks/bench_bls.py ]; then $(BIN)/python benchmarks/bench_bls.py; fi
+
+reproduce-online-bls: install
+	@for c in $$(find configs/online_bls -name '*.yaml' 2>/dev/null | sort); do \
+	  $(BIN)/streamlearn run $$c --jobs $(JOBS) || exit $$?; done
+
+clean:
+	rm -rf results/smoke .pytest_cache .ruff_cache
