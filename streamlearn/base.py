@@ -281,11 +281,16 @@ class Stream(Base):
         shuffle it unless the config asks to.
     needs_data
         True when the stream reads files from the data directory.
+    reseed_per_run
+        True when a generated stream takes its ``seed`` from the run seed by default
+        (a new stream per repetition); False when its own default seed is the paper's
+        fixed one. A config overrides it with ``reseed``.
     """
 
     task: ClassVar[str] = "classification"
     natural_order: ClassVar[bool] = False
     needs_data: ClassVar[bool] = False
+    reseed_per_run: ClassVar[bool] = True
 
     def _load(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError

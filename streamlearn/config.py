@@ -15,6 +15,8 @@ A config, in full::
         label: SEA                         # display label (default: name); unique
         params: {n_samples: 20000}         # constructor parameters
         shuffle: null                      # null: shuffle unless the stream has a natural order
+        reseed: null                       # generated streams: new stream per seed? null:
+                                           #   the stream's default (paper streams: fixed seed)
         normalize: none                    # none | minmax | zscore
         normalize_warmup: null             # fit the scale on the first N samples (null: all)
         max_samples: null                  # cap after shuffling
@@ -63,6 +65,7 @@ class StreamConfig:
     label: str
     params: dict[str, Any] = field(default_factory=dict)
     shuffle: bool | None = None
+    reseed: bool | None = None
     normalize: str = "none"
     normalize_warmup: int | None = None
     max_samples: int | None = None
@@ -73,6 +76,7 @@ class StreamConfig:
             "label": self.label,
             "params": dict(self.params),
             "shuffle": self.shuffle,
+            "reseed": self.reseed,
             "normalize": self.normalize,
             "normalize_warmup": self.normalize_warmup,
             "max_samples": self.max_samples,
@@ -312,8 +316,8 @@ def _str_list(value: Any, path: str, choices: list[str] | None = None) -> tuple[
 
 _TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "algorithms",
              "metrics", "evaluation", "outputs", "reference", "smoke"}
-_STREAM_KEYS = {"name", "label", "params", "shuffle", "normalize", "normalize_warmup",
-                "max_samples"}
+_STREAM_KEYS = {"name", "label", "params", "shuffle", "reseed", "normalize",
+                "normalize_warmup", "max_samples"}
 _ALGO_KEYS = {"name", "label", "params", "smoke_params"}
 NORMALIZERS = ["none", "minmax", "zscore"]
 TABLE_FORMATS = ["markdown", "csv"]
@@ -331,6 +335,7 @@ def _parse_stream(raw: Any, path: str) -> StreamConfig:
         label=_str(d.get("label", name), f"{path}.label"),
         params=dict(_mapping(d.get("params"), f"{path}.params")),
         shuffle=_bool(d.get("shuffle"), f"{path}.shuffle", allow_none=True),
+        reseed=_bool(d.get("reseed"), f"{path}.reseed", allow_none=True),
         normalize=_choice(d.get("normalize", "none"), f"{path}.normalize", NORMALIZERS),
         normalize_warmup=_int(d.get("normalize_warmup"), f"{path}.normalize_warmup", 2, True),
         max_samples=_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
@@ -487,6 +492,11 @@ def _check_components(cfg: ExperimentConfig, task: str) -> None:
             raise _fail(f"{path}.name", f"stream {s.name!r} is a {cls.task} stream, but protocol "
                         f"{cfg.protocol!r} needs {task} streams.")
         _build(cls, s.params, f"{path}.params")
+        if s.reseed and "seed" not in cls._param_names():
+            raise _fail(f"{path}.reseed", f"stream {s.name!r} has no seed to vary.")
+        if s.reseed and "seed" in s.params:
+            raise _fail(f"{path}.reseed", "is true but params.seed fixes the seed; "
+                        "remove one of them.")
         if s.normalize_warmup is not None and s.normalize == "none":
             raise _fail(f"{path}.normalize_warmup", "is set but 'normalize' is 'none'.")
     for i, a in enumerate(cfg.algorithms):

@@ -24,7 +24,7 @@ CFG = {
     "name": "t",
     "repeats": 2,
     "streams": [
-        {"name": "sea", "label": "SEA", "max_samples": 600},
+        {"name": "sea", "label": "SEA", "max_samples": 600, "reseed": True},
         {"name": "hyperplane", "label": "HP", "max_samples": 400, "shuffle": True,
          "normalize": "zscore", "normalize_warmup": 100},
     ],
@@ -119,6 +119,17 @@ def test_stream_identical_across_algorithms_and_order_per_seed():
     s = derive_seeds(0)
     assert s == derive_seeds(0) and s != derive_seeds(1)
     assert len(set(s.values())) == 3
+
+
+def test_paper_streams_keep_their_fixed_seed_unless_reseeded():
+    from streamlearn.evaluation.runner import prepare_stream
+
+    fixed = parse_config({**CFG, "streams": [{"name": "sea", "max_samples": 200}]}).streams[0]
+    a, b = prepare_stream(fixed, 0, None), prepare_stream(fixed, 1, None)
+    np.testing.assert_array_equal(a.X, b.X)  # SEA's default seed is the paper's fixed one
+    varied = parse_config(CFG).streams[0]
+    c, d = prepare_stream(varied, 0, None), prepare_stream(varied, 1, None)
+    assert not np.array_equal(c.X, d.X)
 
 
 def test_normalise_warmup_uses_prefix_only():

@@ -125,7 +125,8 @@ def build_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> Any:
     cls = registry.get_stream(scfg.name)
     params = dict(scfg.params)
     names = cls._param_names()
-    if "seed" in names and "seed" not in params:
+    reseed = cls.reseed_per_run if scfg.reseed is None else scfg.reseed
+    if reseed and "seed" in names and "seed" not in params:
         params["seed"] = derive_seeds(seed)["stream"]
     if getattr(cls, "needs_data", False) and "data_dir" in names and "data_dir" not in params:
         params["data_dir"] = data_dir
