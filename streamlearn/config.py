@@ -26,7 +26,8 @@ A config, in full::
         params: {}
         smoke_params: {}                   # overrides used by --smoke
     metrics: [oca, bacc, avrbacc, f1, mcc] # default depends on the protocol
-    evaluation: {chunk_size: 1000, checkpoints: 200, save_predictions: false}
+    evaluation: {chunk_size: 1000, checkpoints: 200, save_predictions: false,
+                 memory_profile: false}       # true: extra untimed pass under tracemalloc
     outputs: {dir: results/quickstart, tables: [markdown, csv],
               plots: [learning_curve, time], curve_metric: oce}
     reference:                             # the paper's numbers, for side-by-side tables
@@ -104,12 +105,14 @@ class EvaluationConfig:
     chunk_size: int = 1000
     checkpoints: int = 200
     save_predictions: bool = False
+    memory_profile: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "chunk_size": self.chunk_size,
             "checkpoints": self.checkpoints,
             "save_predictions": self.save_predictions,
+            "memory_profile": self.memory_profile,
         }
 
 
@@ -429,11 +432,13 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     metrics = _str_list(d.get("metrics", _default_metrics(task)), "metrics", metric_names)
 
     ev = _mapping(d.get("evaluation"), "evaluation")
-    _check_keys(ev, "evaluation", {"chunk_size", "checkpoints", "save_predictions"}, set())
+    _check_keys(ev, "evaluation",
+                {"chunk_size", "checkpoints", "save_predictions", "memory_profile"}, set())
     evaluation = EvaluationConfig(
         chunk_size=_int(ev.get("chunk_size", 1000), "evaluation.chunk_size", 1),
         checkpoints=_int(ev.get("checkpoints", 200), "evaluation.checkpoints", 2),
         save_predictions=_bool(ev.get("save_predictions", False), "evaluation.save_predictions"),
+        memory_profile=_bool(ev.get("memory_profile", False), "evaluation.memory_profile"),
     )
 
     out = _mapping(d.get("outputs"), "outputs")

@@ -210,3 +210,19 @@ def test_kill_9_then_resume_gives_same_table(tmp_path):
         text = (tmp_path / name / "summary.csv").read_text()
         rows[name] = [r for r in text.splitlines() if "us_per_sample" not in r]
     assert rows["killed"] == rows["clean"]
+
+
+def test_memory_profile_and_saved_predictions(tmp_path):
+    cfg = json.loads(json.dumps(CFG))
+    cfg["repeats"] = 1
+    cfg["streams"] = cfg["streams"][:1]
+    cfg["algorithms"] = cfg["algorithms"][:1]
+    cfg["evaluation"].update(memory_profile=True, save_predictions=True)
+    run_experiment(parse_config(cfg), tmp_path)
+    rec = _records(tmp_path)["SEA__RLS__seed0"]
+    # RLS on SEA (d=3, c=2) holds at least P (4×4) and W (4×2) in float64
+    assert rec["memory"]["model_bytes"] >= (16 + 8) * 8
+    assert rec["memory"]["peak_traced_bytes"] > rec["memory"]["model_bytes"]
+    saved = np.load(tmp_path / "runs" / "SEA__RLS__seed0.pred.npz")
+    oca = np.mean(saved["y_pred"] == saved["y_true"])
+    assert oca == pytest.approx(rec["metrics"]["oca"])

@@ -52,6 +52,7 @@ class RunSpec:
     chunk_size: int
     checkpoints: int
     save_predictions: bool = False
+    memory_profile: bool = False
 
     @property
     def run_id(self) -> str:
@@ -61,7 +62,9 @@ class RunSpec:
         # chunk_size and save_predictions do not change results, so they are not part of it.
         algo = self.algorithm.to_dict()
         algo.pop("smoke_params")
+        extra = {"memory_profile": True} if self.memory_profile else {}
         return {
+            **extra,
             "protocol": self.protocol,
             "stream": self.stream.to_dict(),
             "algorithm": algo,
@@ -89,6 +92,7 @@ def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
             chunk_size=cfg.evaluation.chunk_size,
             checkpoints=cfg.evaluation.checkpoints,
             save_predictions=cfg.evaluation.save_predictions,
+            memory_profile=cfg.evaluation.memory_profile,
         )
         for s in cfg.streams
         for seed in cfg.seeds
@@ -289,7 +293,13 @@ def execute_run(
     y_pred = payload.pop("y_pred")
     record.update(payload)
     record["status"] = "ok"
-    record["memory"] = {"model_bytes": learner.model_bytes()}
+    record["memory"] = {
+        "model_bytes": learner.model_bytes(),
+        # high-water mark of the whole process (a worker may have run other runs before)
+        "process_peak_rss_bytes": _peak_rss_bytes(),
+    }
+    if spec.memory_profile:
+        record["memory"]["peak_traced_bytes"] = _traced_peak(spec, prepared)
     if spec.save_predictions:
         pred_path = records.record_path(out_dir, spec.run_id).with_suffix(".pred.npz")
         records.atomic_write_npz(pred_path, y_pred=y_pred, y_true=prepared.y)
@@ -306,6 +316,31 @@ def _warm_up(learner: Any, prepared: PreparedStream) -> None:
     clone.reset(prepared.X.shape[1], prepared.n_classes)
     k = min(2, prepared.X.shape[0])
     run_prequential(clone, prepared.X[:k], prepared.y[:k], chunk_size=k)
+
+
+def _peak_rss_bytes() -> int | None:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def _traced_peak(spec: RunSpec, prepared: PreparedStream) -> int:
+    """Peak bytes allocated during a second, untimed pass under ``tracemalloc``
+    (learner construction, reset and the whole stream). Opt-in: tracing slows Python code."""
+    import tracemalloc
+
+    from streamlearn.evaluation.prequential import run_prequential
+
+    tracemalloc.start()
+    try:
+        learner = build_learner(spec.algorithm, spec.seed)
+        learner.reset(prepared.X.shape[1], prepared.n_classes)
+        run_prequential(learner, prepared.X, prepared.y, chunk_size=spec.chunk_size)
+        return int(tracemalloc.get_traced_memory()[1])
+    finally:
+        tracemalloc.stop()
 
 
 def _execute_in_worker(spec: RunSpec, out_dir: Path, data_dir: str | None) -> RunOutcome:
