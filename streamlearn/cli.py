@@ -163,8 +163,9 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars "
                      "(for CI logs).")] = False,
     skip_missing_data: Annotated[bool, typer.Option(
-        "--skip-missing-data", help="Exit 0 with a notice (instead of an error) when a "
-        "dataset's files are not present; used by `make smoke`.")] = False,
+        "--skip-missing-data", help="Leave out streams whose data files are not present "
+        "(their tables show the paper's values only) instead of stopping with an error.")
+    ] = False,
 ) -> None:
     """Run an experiment: every (stream, algorithm, seed), test-then-train.
 
@@ -181,20 +182,12 @@ def run(
         cfg = cfg.smoke_version()
     out_dir = _output_dir(cfg, out, smoke)
     data = _resolve_data_dir(data_dir)
-    if skip_missing_data:
-        from streamlearn.base import DataError
-        from streamlearn.evaluation.runner import check_streams_available
-
-        try:
-            check_streams_available(cfg, data)
-        except DataError as exc:
-            err_console.print(f"Skipped {config}: {exc}", markup=False, highlight=False)
-            return
     t0 = time.perf_counter()
     progress = RichProgress(quiet)
     try:
         result = run_experiment(cfg, out_dir, data_dir=data, jobs=jobs, force=force,
-                                smoke=smoke, progress=progress)
+                                smoke=smoke, skip_missing_data=skip_missing_data,
+                                progress=progress)
     except KeyboardInterrupt:
         progress.stop()
         err_console.print(

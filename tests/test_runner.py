@@ -226,3 +226,25 @@ def test_memory_profile_and_saved_predictions(tmp_path):
     saved = np.load(tmp_path / "runs" / "SEA__RLS__seed0.pred.npz")
     oca = np.mean(saved["y_pred"] == saved["y_true"])
     assert oca == pytest.approx(rec["metrics"]["oca"])
+
+
+
+def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
+    from streamlearn.base import DataError
+    from streamlearn.datasets.synthetic import HyperplaneStream
+
+    def absent(self):
+        raise DataError("hyperplane.csv is not present in the data directory")
+
+    monkeypatch.setattr(HyperplaneStream, "check_available", absent)
+    cfg = parse_config({**CFG, "reference": {"values": {"HP": {"RLS": {"oca": 90.0}}}}})
+    with pytest.raises(DataError, match="not present"):
+        run_experiment(cfg, tmp_path / "strict")
+    assert not (tmp_path / "strict").exists()  # nothing written
+    res = run_experiment(cfg, tmp_path / "lenient", skip_missing_data=True)
+    assert res.n_run == 4  # only SEA runs
+    build_report(tmp_path / "lenient")
+    md = (tmp_path / "lenient" / "summary.md").read_text()
+    assert "Not run here (data files not present): HP" in md
+    hp_section = md.split("## HP")[1]
+    assert "not run here" in hp_section and "90.0" in hp_section

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from streamlearn import registry
-from streamlearn.base import UserError
+from streamlearn.base import DataError, UserError
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.protocols import PROTOCOLS, RunInput
@@ -382,16 +382,30 @@ class Progress:
 
 def check_streams_available(cfg: ExperimentConfig, data_dir: str | None) -> None:
     """Fail before anything is written when a stream's data files are missing."""
+    missing = missing_streams(cfg, data_dir)
+    if missing:
+        raise next(iter(missing.values()))
+
+
+def missing_streams(cfg: ExperimentConfig, data_dir: str | None) -> dict[str, DataError]:
+    """Streams whose data files are not present: label → the error explaining it."""
+    out: dict[str, DataError] = {}
     for scfg in cfg.streams:
         stream = build_stream(scfg, cfg.seeds[0], data_dir)
-        stream.check_available()
+        try:
+            stream.check_available()
+        except DataError as exc:
+            out[scfg.label] = exc
+    return out
 
 
-def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool) -> dict:
+def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool,
+                        not_run: dict[str, str] | None = None) -> dict:
     return {
         "schema_version": records.SCHEMA_VERSION,
         "name": cfg.name,
         "smoke": smoke,
+        "not_run": not_run or {},
         "config_path": cfg.source_path,
         "config": cfg.to_dict(),
         "runs": [
@@ -410,20 +424,26 @@ def run_experiment(
     jobs: int = 1,
     force: bool = False,
     smoke: bool = False,
+    skip_missing_data: bool = False,
     progress: Progress | None = None,
 ) -> ExperimentResult:
     """Run every planned run whose record is not already complete.
 
     Records are written one by one as runs finish, so an interrupted experiment loses at
-    most the runs in flight; re-running resumes. ``force`` recomputes every run.
+    most the runs in flight; re-running resumes. ``force`` recomputes every run. A stream
+    whose data files are missing is an error, or with ``skip_missing_data`` is left out
+    (its table then shows only the paper's values, marked as not run here).
     """
     progress = progress or Progress()
-    check_streams_available(cfg, data_dir)
-    specs = plan_runs(cfg)
+    missing = missing_streams(cfg, data_dir)
+    if missing and not skip_missing_data:
+        raise next(iter(missing.values()))
+    specs = [s for s in plan_runs(cfg) if s.stream.label not in missing]
     out_dir.mkdir(parents=True, exist_ok=True)
     records.clean_temporaries(out_dir)
+    not_run = {label: str(exc) for label, exc in missing.items()}
     records.atomic_write_json(out_dir / "experiment.json",
-                              experiment_manifest(cfg, specs, smoke))
+                              experiment_manifest(cfg, specs, smoke, not_run))
     result = ExperimentResult(out_dir)
     pending = []
     for spec in specs:

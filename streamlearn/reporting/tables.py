@@ -36,6 +36,7 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
     """Header and rows of one stream's table (one row per algorithm)."""
     t = summary.table[summary.table["stream"] == stream]
     has_ref = bool(t["paper"].notna().any())
+    absent = "not run here" if stream in (summary.manifest.get("not_run") or {}) else "—"
     header = ["Algorithm"]
     for metric in summary.metrics:
         header.append(metric_header(metric))
@@ -53,7 +54,8 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
                 continue
             r = a.loc[metric]
             digits = 2 if get_metric(metric).percent else 4
-            row.append("—" if cited else _fmt(r["mean"], r["sd"], int(r["n"]), digits))
+            cell = _fmt(r["mean"], r["sd"], int(r["n"]), digits)
+            row.append("—" if cited else (absent if cell == "—" else cell))
             if has_ref:
                 row += [_num(r["paper"], 1), _num(r["diff"], 1, signed=True)]
         if cited:
@@ -83,6 +85,9 @@ def caption(summary: Summary) -> str:
     if caps:
         parts.append("Sample caps: " + ", ".join(f"{k} first {v}" for k, v in caps.items())
                      + ".")
+    not_run = summary.manifest.get("not_run") or {}
+    if not_run:
+        parts.append("Not run here (data files not present): " + ", ".join(not_run) + ".")
     if summary.missing:
         parts.append(f"{len(summary.missing)} planned run(s) have no record yet.")
     if summary.failed:
