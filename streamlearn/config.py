@@ -27,7 +27,9 @@ A config, in full::
         smoke_params: {}                   # overrides used by --smoke
     metrics: [oca, bacc, avrbacc, f1, mcc] # default depends on the protocol
     evaluation: {chunk_size: 1000, checkpoints: 200, save_predictions: false,
-                 memory_profile: false}       # true: extra untimed pass under tracemalloc
+                 memory_profile: false,       # true: extra untimed pass under tracemalloc
+                 fused: true}                 # false: per-sample loop, so predict and
+                                              #   update are timed separately
     outputs: {dir: results/quickstart, tables: [markdown, csv],
               plots: [learning_curve, time], curve_metric: oce}
     reference:                             # the paper's numbers, for side-by-side tables
@@ -106,9 +108,11 @@ class EvaluationConfig:
     checkpoints: int = 200
     save_predictions: bool = False
     memory_profile: bool = False
+    fused: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "fused": self.fused,
             "chunk_size": self.chunk_size,
             "checkpoints": self.checkpoints,
             "save_predictions": self.save_predictions,
@@ -433,12 +437,14 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
 
     ev = _mapping(d.get("evaluation"), "evaluation")
     _check_keys(ev, "evaluation",
-                {"chunk_size", "checkpoints", "save_predictions", "memory_profile"}, set())
+                {"chunk_size", "checkpoints", "save_predictions", "memory_profile", "fused"},
+                set())
     evaluation = EvaluationConfig(
         chunk_size=_int(ev.get("chunk_size", 1000), "evaluation.chunk_size", 1),
         checkpoints=_int(ev.get("checkpoints", 200), "evaluation.checkpoints", 2),
         save_predictions=_bool(ev.get("save_predictions", False), "evaluation.save_predictions"),
         memory_profile=_bool(ev.get("memory_profile", False), "evaluation.memory_profile"),
+        fused=_bool(ev.get("fused", True), "evaluation.fused"),
     )
 
     out = _mapping(d.get("outputs"), "outputs")

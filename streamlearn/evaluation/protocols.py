@@ -30,6 +30,7 @@ class RunInput:
     metrics: tuple[str, ...]
     chunk_size: int
     checkpoints: int
+    fused: bool = True
     on_progress: Callable[[int], None] | None = None
 
 
@@ -68,7 +69,8 @@ class PrequentialClassification(Protocol):
     def run(self, inp: RunInput) -> dict[str, Any]:
         n = inp.X.shape[0]
         out = run_prequential(
-            inp.learner, inp.X, inp.y, chunk_size=inp.chunk_size, on_chunk=inp.on_progress
+            inp.learner, inp.X, inp.y, chunk_size=inp.chunk_size, use_many=inp.fused,
+            on_chunk=inp.on_progress,
         )
         at = checkpoint_positions(n, inp.checkpoints)
         metrics: dict[str, float] = {}

@@ -53,6 +53,7 @@ class RunSpec:
     checkpoints: int
     save_predictions: bool = False
     memory_profile: bool = False
+    fused: bool = True
 
     @property
     def run_id(self) -> str:
@@ -93,6 +94,7 @@ def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
             checkpoints=cfg.evaluation.checkpoints,
             save_predictions=cfg.evaluation.save_predictions,
             memory_profile=cfg.evaluation.memory_profile,
+            fused=cfg.evaluation.fused,
         )
         for s in cfg.streams
         for seed in cfg.seeds
@@ -279,6 +281,7 @@ def execute_run(
                     metrics=spec.metrics,
                     chunk_size=spec.chunk_size,
                     checkpoints=spec.checkpoints,
+                    fused=spec.fused,
                     on_progress=progress,
                 )
             )

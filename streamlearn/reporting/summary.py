@@ -86,13 +86,16 @@ def summarize(out_dir: Path) -> Summary:
                     "diff": np.nan if ref is None or not vals.size else mean - ref,
                     "kind": "run",
                 })
-            per_sample = np.array([r["timing"]["per_sample_seconds"] for r in mine])
-            rows.append({
-                "stream": s_label, "algorithm": a_label, "metric": "us_per_sample",
-                "mean": float(per_sample.mean() * 1e6) if per_sample.size else np.nan,
-                "sd": _sd(per_sample * 1e6) if per_sample.size else np.nan,
-                "n": int(per_sample.size), "paper": np.nan, "diff": np.nan, "kind": "run",
-            })
+            for key, name in (("per_sample_seconds", "us_per_sample"),
+                              ("per_sample_learn_seconds", "us_per_update")):
+                vals = np.array([r["timing"][key] for r in mine], dtype=float) * 1e6
+                vals = vals[np.isfinite(vals)]
+                rows.append({
+                    "stream": s_label, "algorithm": a_label, "metric": name,
+                    "mean": float(vals.mean()) if vals.size else np.nan,
+                    "sd": _sd(vals) if vals.size else np.nan,
+                    "n": int(vals.size), "paper": np.nan, "diff": np.nan, "kind": "run",
+                })
         for a_label in cfg["reference"]["cited"]:
             paper = ref_values.get(s_label, {}).get(a_label)
             if not paper:

@@ -42,7 +42,9 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
         header.append(metric_header(metric))
         if has_ref:
             header += ["paper", "Δ"]
-    header += ["µs/sample", "runs"]
+    upd = t[t["metric"] == "us_per_update"]
+    has_update = bool((upd["n"] > 0).any())
+    header += ["µs/sample"] + (["µs/update"] if has_update else []) + ["runs"]
     rows = []
     for algo in dict.fromkeys(t["algorithm"]):
         a = t[t["algorithm"] == algo].set_index("metric")
@@ -59,10 +61,14 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
             if has_ref:
                 row += [_num(r["paper"], 1), _num(r["diff"], 1, signed=True)]
         if cited:
-            row += ["", "not run here"]
+            row += [""] * (2 if has_update else 1) + ["cited"]
         else:
             tm = a.loc["us_per_sample"]
-            row += [_fmt(tm["mean"], tm["sd"], int(tm["n"]), 2), str(int(tm["n"]))]
+            row.append(_fmt(tm["mean"], tm["sd"], int(tm["n"]), 2))
+            if has_update:
+                tu = a.loc["us_per_update"]
+                row.append(_fmt(tu["mean"], tu["sd"], int(tu["n"]), 2))
+            row.append(str(int(tm["n"])))
         rows.append(row)
     return header, rows
 
