@@ -233,8 +233,14 @@ class RunOutcome:
 
 @contextlib.contextmanager
 def _single_thread_blas() -> Iterator[None]:
-    """One BLAS thread per run: results then do not depend on --jobs."""
+    """One BLAS thread per run: results then do not depend on --jobs.
+
+    threadpoolctl only limits libraries already loaded, and SciPy ships its own OpenBLAS,
+    so SciPy's LAPACK and every learner module are imported first."""
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so the limit covers it)
     from threadpoolctl import threadpool_limits
+
+    registry.load_all()
 
     with threadpool_limits(limits=1):
         yield
