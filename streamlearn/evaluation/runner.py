@@ -142,9 +142,10 @@ def build_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> Any:
 def normalise(X: np.ndarray, method: str, warmup: int | None) -> np.ndarray:
     """Min-max or z-score scaling with statistics from the first ``warmup`` rows (all if None).
 
-    Constant columns map to 0. With a warm-up prefix the scale is fixed before the rest of
-    the stream is seen, as an online learner would have it; later values may fall outside
-    [0, 1] (min-max) and are not clipped.
+    A column constant on the fitting rows is only shifted (scale 1), so values that differ
+    later keep their information. With a warm-up prefix the scale is fixed before the rest
+    of the stream is seen, as an online learner would have it; later values may fall
+    outside [0, 1] (min-max) and are not clipped.
     """
     if method == "none":
         return X
@@ -158,10 +159,7 @@ def normalise(X: np.ndarray, method: str, warmup: int | None) -> np.ndarray:
         shift, scale = mu, np.where(sd > 0, sd, 1.0)
     else:  # validated in config
         raise ValueError(method)
-    out = (X - shift) / scale
-    if method == "minmax":
-        out[:, span == 0] = 0.0
-    return np.ascontiguousarray(out)
+    return np.ascontiguousarray((X - shift) / scale)
 
 
 def prepare_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> PreparedStream:
