@@ -1,0 +1,459 @@
+"""Online-BLS learners (``streamlearn/algorithms/online_bls.py``) and the shared broad feature
+map (``_bls_common.py``): weights against direct solves on every prefix, Algorithm 2 and
+its O(m²) variant against the recursions they implement, chunked ≡ per-sample paths,
+seeding, the feature map's draw order and the enhancement-scaling options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+from numpy.testing import assert_allclose, assert_array_equal
+
+import streamlearn.algorithms.online_bls as obls
+from streamlearn.algorithms._bls_common import BLSClassifier, BroadFeatureMap
+from streamlearn.base import UserError
+from streamlearn.registry import ALGORITHMS
+from tests.reference import cholesky as ref
+
+EXACT_RIDGE = ("online_bls", "online_bls_no_eous", "online_bls_fast", "online_bls_sqrt")
+ALL = (*EXACT_RIDGE, "online_bls_ada", "online_bls_ada_fast")
+SMALL = {"n1": 4, "n2": 3, "n3": 30, "n4": 1}  # m = 42
+U_ROUND = np.finfo(np.float64).eps / 2
+
+
+def _stream(seed: int, n: int = 70, d: int = 5, c: int = 3, scale: float = 1.0):
+    rng = np.random.default_rng(seed)
+    return scale * rng.random((n, d)), rng.integers(0, c, n).astype(np.int64)
+
+
+def _make(name: str, d: int, c: int, **params):
+    learner = ALGORITHMS[name](**{**SMALL, "seed": 0, **params})
+    learner.reset(d, c)
+    return learner
+
+
+def _run_steps(learner, X, y):
+    """Per-sample test-then-train; yields (k, prediction) after each update."""
+    for k in range(len(y)):
+        p = learner.predict_one(X[k])
+        learner.learn_one(X[k], y[k])
+        yield k, p
+
+
+def _normal_eq_residual(K, S, W):
+    """ρ_k of spec §7.2 (K, S accumulated in extended precision)."""
+    Wl = W.astype(np.longdouble)
+    num = np.linalg.norm((K @ Wl - S).astype(np.float64))
+    den = np.linalg.norm(K.astype(np.float64)) * np.linalg.norm(W) + np.linalg.norm(
+        S.astype(np.float64)
+    )
+    return num / den
+
+
+# --------------------------------------------------------------------------------------
+# Exact ridge learners vs scipy.linalg.solve on every prefix
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("lam", [1.0, 1e-2])
+@pytest.mark.parametrize("name", EXACT_RIDGE)
+def test_weights_match_direct_ridge_solve_after_every_step(name, lam, seed):
+    X, y = _stream(seed)
+    c = 3
+    learner = _make(name, X.shape[1], c, lam=lam, seed=seed)
+    A = learner.features_.transform(X)
+    Y = np.eye(c)[y]
+    m = A.shape[1]
+    worst = 0.0
+    for k, _ in _run_steps(learner, X, y):
+        Ak, Yk = A[: k + 1], Y[: k + 1]
+        W_direct = sl.solve(Ak.T @ Ak + lam * np.eye(m), Ak.T @ Yk, assume_a="pos")
+        err = np.linalg.norm(learner.W_ - W_direct) / np.linalg.norm(W_direct)
+        worst = max(worst, err)
+        assert err <= 1e-8, (k, err)
+    assert worst > 0.0  # the comparison is not vacuous (rounding differs somewhere)
+
+
+def _residuals_at_tiny_lambda(name: str, seed: int, scale: float):
+    X, y = _stream(seed, n=90, scale=scale)
+    c, lam = 3, 1e-8
+    learner = _make(name, X.shape[1], c, lam=lam, seed=seed)
+    A = learner.features_.transform(X).astype(np.longdouble)
+    m = A.shape[1]
+    K = np.longdouble(lam) * np.eye(m, dtype=np.longdouble)
+    S = np.zeros((m, c), dtype=np.longdouble)
+    rho = []
+    for k, _ in _run_steps(learner, X, y):
+        K += np.outer(A[k], A[k])
+        S[:, y[k]] += A[k]
+        rho.append(_normal_eq_residual(K, S, learner.W_))
+    return np.array(rho), np.linalg.cond(K.astype(np.float64)), m
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("scale", [1.0, 100.0], ids=["unit", "ill-conditioned"])
+@pytest.mark.parametrize("name", EXACT_RIDGE)
+def test_normal_equation_residual_at_paper_lambda(name, scale, seed):
+    """λ = 1e-8 (paper §5.1): forward errors are ≈ u·κ(K) and not asserted; the
+    normal-equation residual ρ_k (spec §7.2 check 2) is, at a few times m·u. With inputs
+    ×100, κ(K) reaches ~1e14 (spec §11.1: permanent λ-eigenvalues)."""
+    rho, kappa, m = _residuals_at_tiny_lambda(name, seed, scale)
+    print(
+        f"\n{name} scale={scale:g} seed={seed}: max rho_k = {rho.max():.2e}, "
+        f"final rho = {rho[-1]:.2e}, cond(K_n) = {kappa:.1e}, m*u = {m * U_ROUND:.1e}"
+    )
+    if scale > 1:
+        assert kappa > 1e12  # genuinely ill-conditioned
+    assert np.all(np.isfinite(rho))
+    assert rho.max() <= 100 * m * U_ROUND
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_eous_and_fresh_cholesky_predict_the_same(seed):
+    """Spec §11.13 (i): Ours vs Ours w/o EOUS vs the gain form: same labels."""
+    X, y = _stream(seed, n=80)
+    preds = {}
+    for name in EXACT_RIDGE:
+        learner = _make(name, X.shape[1], 3, lam=1e-2, seed=seed)
+        preds[name] = [p for _, p in _run_steps(learner, X, y)]
+    assert preds["online_bls"] == preds["online_bls_no_eous"] == preds["online_bls_fast"]
+
+
+def test_online_bls_fast_is_eq9_solution():
+    """The gain step W += K⁻¹a rᵀ equals Alg. 1's ΔW = K⁻¹B, B = a rᵀ (eq. 9)."""
+    rng = np.random.default_rng(4)
+    m, c, lam = 12, 3, 1e-1
+    A = rng.standard_normal((15, m))
+    y = rng.integers(0, c, 15)
+    U0, W0 = np.sqrt(lam) * np.eye(m), np.zeros((m, c))
+    _, W_paper, p_paper = ref.obls_run(U0, W0, A, y)
+    _, W_gain, p_gain, _ = ref.gain_run(U0, W0, A, y)
+    assert_array_equal(p_paper, p_gain)
+    assert_allclose(W_gain, W_paper, rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# Algorithm 2 and the O(m²) forgetting variant
+# --------------------------------------------------------------------------------------
+
+
+def _ada_direct(A, y, c, lam, mu):
+    """Alg. 2 by direct solves of (P_k + λI) W_k = a yᵀ + (μ P_(k-1) + λI) W_(k-1)
+    (spec §5.3), plus the exponentially weighted ridge solution (P_k + λI)⁻¹ S_k."""
+    m = A.shape[1]
+    P = np.zeros((m, m))
+    S = np.zeros((m, c))
+    W = np.zeros((m, c))
+    Ws, Wridge = [], []
+    for a, label in zip(A, y, strict=True):
+        rhs = np.outer(a, np.eye(c)[label]) + (mu * P + lam * np.eye(m)) @ W
+        P = mu * P + np.outer(a, a)
+        S = mu * S + np.outer(a, np.eye(c)[label])
+        W = sl.solve(P + lam * np.eye(m), rhs, assume_a="pos")
+        Ws.append(W)
+        Wridge.append(sl.solve(P + lam * np.eye(m), S, assume_a="pos"))
+    return Ws, Wridge
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mu", [0.99, 0.9])
+def test_ada_matches_algorithm2_recursion(seed, mu):
+    X, y = _stream(seed, n=60)
+    c, lam = 3, 1e-2
+    learner = _make("online_bls_ada", X.shape[1], c, lam=lam, mu=mu, seed=seed)
+    A = learner.features_.transform(X)
+    Ws, Wridge = _ada_direct(A, y, c, lam, mu)
+    gap = 0.0
+    for k, _ in _run_steps(learner, X, y):
+        err = np.linalg.norm(learner.W_ - Ws[k]) / np.linalg.norm(Ws[k])
+        assert err <= 1e-8, (k, err)
+        gap = max(gap, np.linalg.norm(Ws[k] - Wridge[k]) / np.linalg.norm(Wridge[k]))
+    # the residual form with an undecayed λ is not the exponentially weighted ridge
+    # solution (an extra (1-μ)λW^(k-1) each step, spec §5.3): the gap is real
+    print(f"\nAlg. 2 vs exponentially weighted ridge, mu={mu}, lam={lam}: max rel gap {gap:.2e}")
+    assert gap > 1e-6
+
+
+def test_no_eous_is_ada_with_mu_one():
+    X, y = _stream(2, n=40)
+    a = _make("online_bls_no_eous", 5, 3, lam=1e-2, seed=2)
+    b = _make("online_bls_ada", 5, 3, lam=1e-2, seed=2, mu=1.0)
+    pa = [p for _, p in _run_steps(a, X, y)]
+    pb = [p for _, p in _run_steps(b, X, y)]
+    assert pa == pb
+    assert_array_equal(a.W_, b.W_)
+
+
+def _ada_fast_direct(A, y, c, lam, mu):
+    """The recursion online_bls_ada_fast documents: K ← μK + ρ² e_j e_jᵀ + a aᵀ with
+    ρ² = (1-μ)λm, j cycling from 0; W_k = K_k⁻¹ ((K_k - a aᵀ) W_(k-1) + a yᵀ)."""
+    m = A.shape[1]
+    K = lam * np.eye(m)
+    W = np.zeros((m, c))
+    rho2 = (1 - mu) * lam * m
+    Ws = []
+    for k, (a, label) in enumerate(zip(A, y, strict=True)):
+        K = mu * K
+        K[k % m, k % m] += rho2
+        rhs = K @ W + np.outer(a, np.eye(c)[label])
+        K = K + np.outer(a, a)
+        W = sl.solve(K, rhs, assume_a="pos")
+        Ws.append(W)
+    return Ws, K
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mu", [0.99, 0.9])
+def test_ada_fast_matches_its_documented_recursion(seed, mu):
+    X, y = _stream(seed, n=100)  # n > m: the reload cycles through all coordinates
+    c, lam = 3, 1e-2
+    learner = _make("online_bls_ada_fast", X.shape[1], c, lam=lam, mu=mu, seed=seed)
+    A = learner.features_.transform(X)
+    Ws, K = _ada_fast_direct(A, y, c, lam, mu)
+    for k, _ in _run_steps(learner, X, y):
+        err = np.linalg.norm(learner.W_ - Ws[k]) / np.linalg.norm(Ws[k])
+        assert err <= 1e-8, (k, err)
+    U = np.triu(learner.U_)
+    assert_allclose(U.T @ U, K, rtol=1e-10, atol=1e-12 * np.abs(K).max())
+    # the regulariser does not vanish: D = K - P stays diagonal with trace ≈ λm
+    m = A.shape[1]
+    P = sum(mu ** (len(y) - 1 - i) * np.outer(A[i], A[i]) for i in range(len(y)))
+    D = K - P
+    assert_allclose(D - np.diag(np.diag(D)), 0, atol=1e-9 * np.abs(K).max())
+    assert np.all(np.diag(D) > 0)
+    assert np.trace(D) == pytest.approx(lam * m, rel=0.05)
+
+
+def test_ada_fast_regulariser_survives_long_streams():
+    """Without the reload, 0.9^8000 λ underflows to 0; with it the diagonal floor stays
+    at its steady-state profile (min ≈ ρ² μ^(m-1)/(1-μ^m))."""
+    m, mu, lam = 12, 0.9, 1e-8
+    U = np.sqrt(lam) * np.eye(m)
+    work, v = np.empty(m), np.empty(m)
+    rho2 = (1 - mu) * lam * m
+    for k in range(8000):
+        obls.ck.chol_update_unit(U, k % m, np.sqrt(rho2 / mu), work)
+        obls.ck.chol_update(U, np.zeros(m), np.sqrt(mu), work, v)
+    D = np.diag(np.triu(U).T @ np.triu(U))
+    floor = rho2 * mu ** (m - 1) / (1 - mu**m)
+    assert D.min() == pytest.approx(floor, rel=1e-6)
+    assert D.mean() == pytest.approx(lam, rel=1e-6)
+
+
+@pytest.mark.parametrize("mu", [0.99, 0.9])
+def test_ada_fast_vs_exact_algorithm2_on_a_prefix(mu):
+    """The O(m²) variant is not bit-identical to Alg. 2 (different regulariser); measure
+    how close its predictions are on a drifting toy stream (values printed)."""
+    rng = np.random.default_rng(0)
+    n, d = 300, 5
+    X = rng.random((n, d))
+    w = rng.standard_normal(d)
+    y = (((X @ w) > np.median(X @ w)).astype(np.int64) + (np.arange(n) > n // 2)) % 2
+    out = {}
+    for name in ("online_bls_ada", "online_bls_ada_fast"):
+        learner = _make(name, d, 2, lam=1e-8, mu=mu, seed=3)
+        out[name] = np.array([p for _, p in _run_steps(learner, X, y)])
+    agree = np.mean(out["online_bls_ada"] == out["online_bls_ada_fast"])
+    acc = {k: np.mean(v == y) for k, v in out.items()}
+    print(f"\nmu={mu}: prediction agreement {agree:.3f}, accuracy {acc}")
+    assert agree >= 0.95
+
+
+def test_ada_cholesky_retry_is_counted():
+    learner = _make("online_bls_ada", 5, 3, lam=1e-2, mu=0.9)
+    m = learner.features_.m
+    learner.P_ = -0.05 * np.eye(m)  # P + λI indefinite; P + 10λI is not
+    learner._factor()
+    assert learner.n_chol_retries_ == 1
+    assert_allclose(np.triu(learner.U_), np.sqrt(0.05) * np.eye(m), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# Chunked ≡ per-sample, seeding
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("shrink", [None, 0.8])
+def test_predict_learn_many_equals_per_sample_loop(name, shrink, monkeypatch):
+    monkeypatch.setattr(obls, "CHUNK", 7)  # cross several chunk boundaries
+    X, y = _stream(5, n=45)
+    params = {"lam": 1e-2, "enh_shrink": shrink, "shrink_warmup": 10}
+    a = _make(name, 5, 3, **params)
+    per_sample = np.array([p for _, p in _run_steps(a, X, y)])
+    b = _make(name, 5, 3, **params)
+    chunked = np.concatenate(
+        [b.predict_learn_many(X[:13], y[:13]), b.predict_learn_many(X[13:], y[13:])]
+    )
+    assert chunked.dtype == np.int64
+    assert_array_equal(chunked, per_sample)
+    assert_allclose(b.W_, a.W_, rtol=1e-12, atol=0)
+    assert_allclose(np.triu(b.U_), np.triu(a.U_), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_same_seed_same_predictions(name):
+    X, y = _stream(6, n=30)
+    runs = []
+    for seed in (7, 7, 8):
+        learner = _make(name, 5, 3, lam=1e-2, seed=seed)
+        runs.append(learner.predict_learn_many(X, y))
+        runs.append(learner.W_.copy())
+    assert_array_equal(runs[0], runs[2])
+    assert_array_equal(runs[1], runs[3])
+    assert not np.array_equal(runs[1], runs[5])  # another seed, other random features
+
+
+def test_first_prediction_is_class_zero():
+    X, _ = _stream(0, n=3)
+    learner = _make("online_bls", 5, 3)
+    assert learner.predict_one(X[0]) == 0  # W(0) = 0, ties to the smallest index
+
+
+def test_all_bls_learners_share_the_feature_map():
+    maps = [_make(name, 5, 3, seed=11).features_ for name in ALL]
+    for f in maps[1:]:
+        assert_array_equal(f.Wf, maps[0].Wf)
+        assert_array_equal(f.We, maps[0].We)
+
+
+def test_invalid_parameters_and_labels():
+    with pytest.raises(UserError, match="at most one"):
+        ALGORITHMS["online_bls"](enh_scale=1.0, enh_shrink=0.8)
+    with pytest.raises(UserError, match="mu"):
+        ALGORITHMS["online_bls_ada"](mu=0.0)
+    with pytest.raises(UserError, match="shrink_source"):
+        ALGORITHMS["online_bls"](shrink_source="data")
+    learner = _make("online_bls", 5, 3)
+    with pytest.raises(UserError, match="label"):
+        learner.learn_one(np.zeros(5), 3)
+    with pytest.raises(UserError, match="classes"):
+        ALGORITHMS["online_bls"]().reset(5, None)
+
+
+def test_non_finite_input_raises():
+    learner = _make("online_bls", 5, 3)
+    with pytest.raises(UserError, match=r"[Nn]on-finite"):
+        learner.learn_one(np.array([1.0, np.nan, 0, 0, 0]), 1)
+
+
+# --------------------------------------------------------------------------------------
+# Broad feature map (spec §2) and the enhancement scaling options
+# --------------------------------------------------------------------------------------
+
+
+def test_feature_map_draw_order_and_shapes():
+    d, n1, n2, n3, n4 = 4, 3, 2, 5, 2
+    f = BroadFeatureMap(d, n1, n2, n3, n4, np.random.default_rng(42))
+    rng = np.random.default_rng(42)
+    Wf = rng.uniform(-1, 1, size=(n2, d, n1))
+    bf = rng.uniform(-1, 1, size=(n2, n1))
+    We = rng.uniform(-1, 1, size=(n4, n1 * n2, n3))
+    be = rng.uniform(-1, 1, size=(n4, n3))
+    for got, want in ((f.Wf, Wf), (f.bf, bf), (f.We, We), (f.be, be)):
+        assert_array_equal(got, want)
+    assert f.m == n1 * n2 + n3 * n4
+    # eq. 3: a = [z_1..z_n2, h_1..h_n4], z_i = x Wf_i + bf_i, h_j = tanh(z We_j + be_j)
+    x = np.random.default_rng(0).random(d)
+    z = np.concatenate([x @ Wf[i] + bf[i] for i in range(n2)])
+    h = np.concatenate([np.tanh(z @ We[j] + be[j]) for j in range(n4)])
+    assert_allclose(f.transform_one(x), np.concatenate([z, h]), rtol=1e-13, atol=1e-13)
+
+
+def test_transform_rows_equal_transform_one():
+    f = BroadFeatureMap(6, 10, 10, 200, 2, np.random.default_rng(1), row_zscore=True)
+    X = np.random.default_rng(2).standard_normal((25, 6)) * 5
+    A = f.transform(X)
+    assert A.shape == (25, f.m)
+    for i in range(25):
+        assert_array_equal(A[i], f.transform_one(X[i]))
+
+
+def test_deferred_scale_raises_until_set():
+    f = BroadFeatureMap(3, 2, 2, 4, 1, np.random.default_rng(0), defer_scale=True)
+    with pytest.raises(RuntimeError, match="warm-up"):
+        f.transform_one(np.zeros(3))
+    f.set_scale(0.5)
+    assert f.transform_one(np.zeros(3)).shape == (f.m,)
+
+
+@pytest.mark.parametrize("row_zscore", [False, True])
+def test_preactivation_bound_is_the_exact_maximum(row_zscore):
+    d = 3
+    f = BroadFeatureMap(d, 2, 2, 6, 1, np.random.default_rng(5), row_zscore=row_zscore)
+    bound = f.preactivation_bound(0.0, 1.0)
+    rng = np.random.default_rng(0)
+    if row_zscore:
+        # the constraint set {Σx = 0, ‖x‖ = √d} is a circle for d = 3: sample it densely
+        basis = sl.null_space(np.ones((1, d)))
+        t = np.linspace(0, 2 * np.pi, 20001)
+        pts = np.sqrt(d) * (np.cos(t)[:, None] * basis[:, 0] + np.sin(t)[:, None] * basis[:, 1])
+        corners = pts
+    else:
+        corners = np.array(np.meshgrid(*[[0.0, 1.0]] * d)).reshape(d, -1).T
+    assert f.preactivation_absmax(corners) == pytest.approx(bound, rel=1e-6)
+    assert f.preactivation_absmax(rng.random((200, d))) <= bound * (1 + 1e-12)
+
+
+def test_orth_enhancement_rows_are_orthonormal():
+    f = BroadFeatureMap(4, 3, 2, 20, 2, np.random.default_rng(0), orth_enhancement=True)
+    for j in range(2):
+        M = np.vstack([f.We[j], f.be[j][None, :]])  # (7, 20): rows orthonormalised
+        assert_allclose(M @ M.T, np.eye(7), atol=1e-12)
+    g = BroadFeatureMap(4, 3, 3, 5, 1, np.random.default_rng(0), orth_enhancement=True)
+    M = np.vstack([g.We[0], g.be[0][None, :]])  # (10, 5): columns orthonormalised
+    assert_allclose(M.T @ M, np.eye(5), atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["online_bls", "online_bls_fast"])
+def test_shrink_warmup_is_a_fixed_scale_after_the_prefix(name):
+    """Warm-up: predict the prefix with W = 0, fix t = s/max|z We + be| on it, learn it;
+    afterwards the learner equals one built with enh_scale = t from the start."""
+    X, y = _stream(9, n=40, scale=3.0)
+    warm = _make(name, 5, 3, lam=1e-2, enh_shrink=0.8, shrink_warmup=6)
+    preds = [p for _, p in _run_steps(warm, X, y)]
+    assert preds[:6] == [0] * 6
+    probe = BroadFeatureMap(5, 4, 3, 30, 1, np.random.default_rng(0))
+    t = 0.8 / probe.preactivation_absmax(X[:6])
+    assert warm.features_.scale == t
+    fixed = _make(name, 5, 3, lam=1e-2, enh_scale=t)
+    fixed_preds = [p for _, p in _run_steps(fixed, X, y)]
+    assert preds[6:] == fixed_preds[6:]
+    assert_array_equal(warm.W_, fixed.W_)
+    # the enhancement pre-activations of the warm-up prefix now peak at exactly s
+    A = warm.features_.transform(X[:6])
+    assert np.abs(np.arctanh(A[:, 12:])).max() == pytest.approx(0.8, rel=1e-9)
+
+
+def test_shrink_box_scale_is_known_before_the_stream():
+    learner = _make(
+        "online_bls", 5, 3, enh_shrink=0.8, shrink_source="box", input_low=0.0, input_high=1.0
+    )
+    bound = learner.features_.preactivation_bound(0.0, 1.0)
+    assert learner.features_.scale == pytest.approx(0.8 / bound)
+    X, _ = _stream(0, n=50)
+    assert np.abs(np.arctanh(learner.features_.transform(X)[:, 12:])).max() <= 0.8 + 1e-9
+
+
+def test_bls_classifier_contract_for_subclasses():
+    """The hooks part B's learners rely on: reset builds features_, W_ and calls
+    _reset_state(m, c); learn_one calls _learn_a(a, y) with the broad feature."""
+    seen = {}
+
+    class Probe(BLSClassifier):
+        def _reset_state(self, m, c):
+            seen["reset"] = (m, c, self.W_.shape)
+
+        def _learn_a(self, a, y):
+            seen["learn"] = (a.copy(), y)
+
+    p = Probe(**SMALL, seed=0)
+    p.reset(5, 4)
+    assert seen["reset"] == (42, 4, (42, 4))
+    x = np.linspace(0, 1, 5)
+    p.learn_one(x, 2)
+    assert_array_equal(seen["learn"][0], p.features_.transform_one(x))
+    assert seen["learn"][1] == 2
+    assert p.predict_one(x) == 0
