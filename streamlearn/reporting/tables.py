@@ -35,12 +35,13 @@ def metric_header(metric: str) -> str:
 def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]]:
     """Header and rows of one stream's table (one row per algorithm)."""
     t = summary.table[summary.table["stream"] == stream]
-    has_ref = bool(t["paper"].notna().any())
     absent = "not run here" if stream in (summary.manifest.get("not_run") or {}) else "—"
+    # paper/Δ columns only for the metrics that have a reference value for this stream
+    ref_metrics = set(t.loc[t["paper"].notna(), "metric"])
     header = ["Algorithm"]
     for metric in summary.metrics:
         header.append(metric_header(metric))
-        if has_ref:
+        if metric in ref_metrics:
             header += ["paper", "Δ"]
     upd = t[t["metric"] == "us_per_update"]
     has_update = bool((upd["n"] > 0).any())
@@ -51,14 +52,15 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
         cited = (a["kind"] == "cited").all()
         row = [f"{algo} (cited)" if cited else algo]
         for metric in summary.metrics:
+            with_ref = metric in ref_metrics
             if metric not in a.index:
-                row += ["—", "", ""] if has_ref else ["—"]
+                row += ["—", "", ""] if with_ref else ["—"]
                 continue
             r = a.loc[metric]
             digits = 2 if get_metric(metric).percent else 4
             cell = _fmt(r["mean"], r["sd"], int(r["n"]), digits)
             row.append("—" if cited else (absent if cell == "—" else cell))
-            if has_ref:
+            if with_ref:
                 row += [_num(r["paper"], 1), _num(r["diff"], 1, signed=True)]
         if cited:
             row += [""] * (2 if has_update else 1) + ["cited"]
