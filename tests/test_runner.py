@@ -248,3 +248,20 @@ def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
     assert "Not run here (data files not present): HP" in md
     hp_section = md.split("## HP")[1]
     assert "not run here" in hp_section and "90.0" in hp_section
+
+
+def test_learner_counters_are_recorded():
+    from streamlearn.algorithms.ibls import IBLS
+    from streamlearn.evaluation.runner import learner_counters
+
+    learner = IBLS(n3=20, seed=0)
+    learner.reset(3, 2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        x = rng.random(3)
+        learner.predict_one(x)
+        learner.learn_one(x, int(rng.integers(2)))
+    counters = learner_counters(learner)
+    assert counters["n_seen_"] == 30
+    # the first sample initialises A⁺ directly; every later one takes one Greville branch
+    assert counters["n_q_nonzero_"] + counters["n_q_zero_"] == 29

@@ -307,6 +307,7 @@ def execute_run(
     }
     if spec.memory_profile:
         record["memory"]["peak_traced_bytes"] = _traced_peak(spec, prepared)
+    record["learner_counters"] = learner_counters(learner)
     if spec.save_predictions:
         pred_path = records.record_path(out_dir, spec.run_id).with_suffix(".pred.npz")
         records.atomic_write_npz(pred_path, y_pred=y_pred, y_true=prepared.y)
@@ -323,6 +324,19 @@ def _warm_up(learner: Any, prepared: PreparedStream) -> None:
     clone.reset(prepared.X.shape[1], prepared.n_classes)
     k = min(2, prepared.X.shape[0])
     run_prequential(clone, prepared.X[:k], prepared.y[:k], chunk_size=k)
+
+
+def learner_counters(learner: Any) -> dict[str, int | float]:
+    """Scalar learned state (attributes ending in ``_``, e.g. I-BLS's branch counts or
+    Cholesky retries), recorded for diagnosis."""
+    out: dict[str, int | float] = {}
+    for name, value in vars(learner).items():
+        if name.endswith("_") and not name.startswith("_"):
+            if isinstance(value, bool | np.bool_):
+                continue
+            if isinstance(value, int | float | np.integer | np.floating):
+                out[name] = value.item() if isinstance(value, np.generic) else value
+    return out
 
 
 def _peak_rss_bytes() -> int | None:
