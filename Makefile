@@ -45,7 +45,7 @@ bench: install
 
 reproduce-online-bls: install
 	@for c in $$(find configs/online_bls -name '*.yaml' 2>/dev/null | sort); do \
-	  $(BIN)/streamlearn run $$c --jobs $(JOBS) || exit $$?; done
+	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
 
 clean:
 	rm -rf results/smoke .pytest_cache .ruff_cache
