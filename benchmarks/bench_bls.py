@@ -40,7 +40,7 @@ NAMES = (
     "online_bls",
     "online_bls_no_eous",
     "online_bls_fast",
-    "online_bls_sqrt",
+    "online_bls_gain",
     "online_bls_ada",
     "online_bls_ada_fast",
     "ibls",
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     # speedups of Online-BLS over the inverse-based baselines (median per-sample step)
     med = {(r["learner"], r["c"]): r["median_ms"] for r in records}
-    for fast in ("online_bls", "online_bls_fast", "online_bls_sqrt"):
+    for fast in ("online_bls", "online_bls_fast", "online_bls_gain"):
         for base in ("ribls", "ibls", "bls_cil"):
             for c in classes:
                 if (fast, c) in med and (base, c) in med:

@@ -17,8 +17,9 @@ A config, in full::
         shuffle: null                      # null: shuffle unless the stream has a natural order
         reseed: null                       # generated streams: new stream per seed? null:
                                            #   the stream's default (paper streams: fixed seed)
-        normalize: none                    # none | minmax | zscore
+        normalize: none                    # none | minmax | zscore | range
         normalize_warmup: null             # fit the scale on the first N samples (null: all)
+        normalize_range: null              # range: the declared input range [lo, hi] -> [0, 1]
         max_samples: null                  # cap after shuffling
     algorithms:
       - name: hoeffding_tree
@@ -41,6 +42,7 @@ A config, in full::
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,10 +73,11 @@ class StreamConfig:
     reseed: bool | None = None
     normalize: str = "none"
     normalize_warmup: int | None = None
+    normalize_range: tuple[float, float] | None = None
     max_samples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "name": self.name,
             "label": self.label,
             "params": dict(self.params),
@@ -84,6 +87,9 @@ class StreamConfig:
             "normalize_warmup": self.normalize_warmup,
             "max_samples": self.max_samples,
         }
+        if self.normalize_range is not None:  # only when set: keeps older run digests
+            d["normalize_range"] = list(self.normalize_range)
+        return d
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,7 @@ class ExperimentConfig:
             StreamConfig(
                 **{
                     **s.to_dict(),
+                    "normalize_range": s.normalize_range,
                     "max_samples": min(s.max_samples or self.smoke.max_samples,
                                        self.smoke.max_samples),
                     "normalize_warmup": (
@@ -324,11 +331,29 @@ def _str_list(value: Any, path: str, choices: list[str] | None = None) -> tuple[
 _TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "algorithms",
              "metrics", "evaluation", "outputs", "reference", "smoke"}
 _STREAM_KEYS = {"name", "label", "params", "shuffle", "reseed", "normalize",
-                "normalize_warmup", "max_samples"}
+                "normalize_warmup", "normalize_range", "max_samples"}
 _ALGO_KEYS = {"name", "label", "params", "smoke_params"}
-NORMALIZERS = ["none", "minmax", "zscore"]
+NORMALIZERS = ["none", "minmax", "zscore", "range"]
 TABLE_FORMATS = ["markdown", "csv"]
 PLOT_KINDS = ["learning_curve", "time"]
+
+
+def _range(value: Any, path: str) -> tuple[float, float] | None:
+    """A declared ``[lo, hi]`` input range (finite numbers, ``lo < hi``) or None."""
+    if value is None:
+        return None
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    )
+    if ok:
+        lo, hi = float(value[0]), float(value[1])
+        ok = math.isfinite(lo) and math.isfinite(hi) and lo < hi
+    if not ok:
+        raise _fail(path, f"must be a list [lo, hi] of two finite numbers with lo < hi, got "
+                    f"{value!r}.")
+    return lo, hi
 
 
 def _parse_stream(raw: Any, path: str) -> StreamConfig:
@@ -345,6 +370,7 @@ def _parse_stream(raw: Any, path: str) -> StreamConfig:
         reseed=_bool(d.get("reseed"), f"{path}.reseed", allow_none=True),
         normalize=_choice(d.get("normalize", "none"), f"{path}.normalize", NORMALIZERS),
         normalize_warmup=_int(d.get("normalize_warmup"), f"{path}.normalize_warmup", 2, True),
+        normalize_range=_range(d.get("normalize_range"), f"{path}.normalize_range"),
         max_samples=_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
     )
 
@@ -508,8 +534,12 @@ def _check_components(cfg: ExperimentConfig, task: str) -> None:
         if s.reseed and "seed" in s.params:
             raise _fail(f"{path}.reseed", "is true but params.seed fixes the seed; "
                         "remove one of them.")
-        if s.normalize_warmup is not None and s.normalize == "none":
-            raise _fail(f"{path}.normalize_warmup", "is set but 'normalize' is 'none'.")
+        if s.normalize_warmup is not None and s.normalize in ("none", "range"):
+            raise _fail(f"{path}.normalize_warmup", f"is set but 'normalize' is "
+                        f"{s.normalize!r} (nothing is fitted).")
+        if (s.normalize == "range") != (s.normalize_range is not None):
+            raise _fail(f"{path}.normalize_range", "is required with 'normalize: range' (the "
+                        "declared input range [lo, hi]) and allowed only with it.")
     for i, a in enumerate(cfg.algorithms):
         path = f"algorithms[{i}]"
         cls = _lookup(registry.get_algorithm, a.name, f"{path}.name")

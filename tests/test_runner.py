@@ -17,7 +17,13 @@ from streamlearn.base import Classifier
 from streamlearn.config import parse_config
 from streamlearn.evaluation import records
 from streamlearn.evaluation.prequential import run_prequential
-from streamlearn.evaluation.runner import derive_seeds, normalise, plan_runs, run_experiment
+from streamlearn.evaluation.runner import (
+    derive_seeds,
+    normalise,
+    plan_runs,
+    prepare_stream,
+    run_experiment,
+)
 from streamlearn.reporting.report import build_report
 
 CFG = {
@@ -140,6 +146,28 @@ def test_normalise_warmup_uses_prefix_only():
     assert out[9, 0] > 1.0  # later values are not clipped: the scale was fixed on the prefix
     z = normalise(X, "zscore", None)
     np.testing.assert_allclose(z.mean(axis=0), 0.0, atol=1e-12)
+
+
+def test_declared_range_maps_to_unit_interval_without_looking_at_data():
+    X = np.array([[-1.0, 0.0], [1.0, 0.5], [0.0, 3.0]])
+    out = normalise(X, "range", None, (-1.0, 1.0))
+    np.testing.assert_allclose(out, (X + 1.0) / 2.0)
+    # the map is fixed: the same row maps the same way whatever else is in the stream
+    np.testing.assert_allclose(normalise(X[:1], "range", None, (-1.0, 1.0)), out[:1])
+
+
+def test_declared_range_in_config_reaches_the_stream():
+    cfg = parse_config({**CFG, "streams": [
+        {"name": "sea", "params": {"n_samples": 50}, "normalize": "range",
+         "normalize_range": [0, 20]}]})
+    s = cfg.streams[0]
+    assert s.normalize_range == (0.0, 20.0)
+    raw = prepare_stream(parse_config({**CFG, "streams": [
+        {"name": "sea", "params": {"n_samples": 50}}]}).streams[0], 0, None)
+    scaled = prepare_stream(s, 0, None)
+    np.testing.assert_allclose(scaled.X, raw.X / 20.0)
+    # smoke keeps the declared range
+    assert cfg.smoke_version().streams[0].normalize_range == (0.0, 20.0)
 
 
 class _Recorder(Classifier):

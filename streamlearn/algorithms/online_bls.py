@@ -14,8 +14,8 @@ name                              update of ``W`` per sample                 cos
 ``online_bls``                    Alg. 1: EOUS, then ``c``-column solves      ``3m² + 2m²c``
 ``online_bls_no_eous``            Alg. 2 with ``μ = 1``: fresh Cholesky       ``m³/3``
 ``online_bls_ada``                Alg. 2 as written (``μ``, fresh Cholesky)   ``m³/3``
-``online_bls_fast``               EOUS, gain ``g = K⁻¹a``, ``W += g rᵀ``     ``≈ 5m²``
-``online_bls_sqrt``               EOUS on ``[aᵀ yᵀ; U Z]``, ``W = U⁻¹Z``      ``≈ 5m²``, 1 sweep
+``online_bls_fast``               EOUS on ``[aᵀ yᵀ; U Z]``, ``W = U⁻¹Z``      ``≈ 5m²``, 1 sweep
+``online_bls_gain``               EOUS, gain ``g = K⁻¹a``, ``W += g rᵀ``     ``≈ 5m²``, 2 sweeps
 ``online_bls_ada_fast``           forgetting in the factor + diagonal reload  ``≈ 6m²``
 ================================  =========================================  ==============
 """
@@ -116,8 +116,8 @@ class OnlineBLS(_ChunkedBLS):
         return ck.obls_run(self.U_, self.W_, A, y, pred, self._work, self._v, self._r, self._XT)
 
 
-@register_algorithm("online_bls_fast")
-class OnlineBLSFast(_ChunkedBLS):
+@register_algorithm("online_bls_gain")
+class OnlineBLSGain(_ChunkedBLS):
     """Online-BLS, gain-vector form: the same ridge weights as Alg. 1 in O(m²) per sample.
 
     Beyond the paper (issue 4, spec §3.4 "optional shortcut"). Since ``B = a rᵀ`` in eq. 9
@@ -371,14 +371,14 @@ class OnlineBLSNoEOUS(OnlineBLSAda):
 
 
 @register_algorithm("online_bls_ada_fast")
-class OnlineBLSAdaFast(OnlineBLSFast):
+class OnlineBLSAdaFast(OnlineBLSGain):
     """Online-BLS (Ada.) in O(m²): forgetting in the factor plus a cyclic diagonal reload.
 
     Beyond the paper (issue 4; spec §11.5 option (a)). Per sample, in the factor:
     ``K ← μ K + ρ² e_j e_jᵀ + a aᵀ`` with ``ρ² = (1-μ) λ m`` and ``j = k mod m`` cycling
     over the coordinates — the reload is one Givens sweep from row ``j``
     (``≈ m²`` flops on average), the forgetting is the scaling of each row by ``√μ``
-    fused into the EOUS pass — then the gain step of ``online_bls_fast``:
+    fused into the EOUS pass — then the gain step of ``online_bls_gain``:
     ``W += K⁻¹ a (y - ŷ)ᵀ``.
 
     What it equals: ``K^(k) = P^(k) + D^(k)`` with ``P^(k) = Σ μ^(k-i) a_i a_iᵀ`` exactly as
@@ -457,11 +457,12 @@ class OnlineBLSAdaFast(OnlineBLSFast):
         self._alpha = math.sqrt((1.0 - self.mu) * self.lam * m)
 
 
-@register_algorithm("online_bls_sqrt")
-class OnlineBLSSqrt(_ChunkedBLS):
+@register_algorithm("online_bls_fast")
+class OnlineBLSFast(_ChunkedBLS):
     """Online-BLS, square-root information form: Alg. 1's ridge weights, one factor sweep.
 
-    Beyond the paper (the fastest exact form here). Keeps the EOUS factor ``U`` of
+    Beyond the paper (issue 4's ``online_bls_fast``; the fastest exact form here). Keeps
+    the EOUS factor ``U`` of
     ``K = λI + Σ a aᵀ`` and ``Z = U⁻ᵀ S`` with ``S = Σ a yᵀ`` instead of ``W``; then
     ``W = U⁻¹ Z = K⁻¹ S`` is exactly the ridge solution of the prefix (Alg. 1's weights,
     in the direct form of spec §3.5: no error propagates through ``W^(k-1)``). Per sample,
@@ -472,7 +473,7 @@ class OnlineBLSSqrt(_ChunkedBLS):
     substitution (``O(m²c)``); prediction and update never form it.
 
     Per sample ``≈ 5m² + 8mc`` flops and a single read/write sweep of ``U``, against
-    ``online_bls_fast``'s update sweep plus a read sweep for ``g = U⁻¹v``.
+    ``online_bls_gain``'s update sweep plus a read sweep for ``g = U⁻¹v``.
 
     Attributes
     ----------
@@ -505,7 +506,7 @@ class OnlineBLSSqrt(_ChunkedBLS):
     def W_(self, value: np.ndarray) -> None:
         # BLSClassifier.reset initialises W_ = 0; Z_ = 0 (set in _reset_state) is that.
         if np.any(value):
-            raise AttributeError("OnlineBLSSqrt.W_ is derived (U⁻¹Z) and cannot be set")
+            raise AttributeError("OnlineBLSFast.W_ is derived (U⁻¹Z) and cannot be set")
 
     def _predict_a(self, a: np.ndarray) -> int:
         q = self._q[0]

@@ -139,8 +139,14 @@ def build_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> Any:
     return cls(**params)
 
 
-def normalise(X: np.ndarray, method: str, warmup: int | None) -> np.ndarray:
-    """Min-max or z-score scaling with statistics from the first ``warmup`` rows (all if None).
+def normalise(
+    X: np.ndarray,
+    method: str,
+    warmup: int | None,
+    declared: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """Min-max or z-score scaling with statistics from the first ``warmup`` rows (all if None),
+    or (``range``) the map of a declared input range ``[lo, hi]`` onto ``[0, 1]``.
 
     A column constant on the fitting rows is only shifted (scale 1), so values that differ
     later keep their information. With a warm-up prefix the scale is fixed before the rest
@@ -149,6 +155,11 @@ def normalise(X: np.ndarray, method: str, warmup: int | None) -> np.ndarray:
     """
     if method == "none":
         return X
+    if method == "range":
+        if declared is None:  # validated in config
+            raise ValueError("normalize 'range' needs the declared range")
+        lo, hi = declared
+        return np.ascontiguousarray((X - lo) / (hi - lo))
     ref = X if warmup is None else X[:warmup]
     if method == "minmax":
         lo, hi = ref.min(axis=0), ref.max(axis=0)
@@ -182,10 +193,14 @@ def prepare_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> Prepa
         X, y = X[: scfg.max_samples], y[: scfg.max_samples]
         steps.append(f"first {scfg.max_samples} samples")
     if scfg.normalize != "none":
-        X = normalise(X, scfg.normalize, scfg.normalize_warmup)
-        where = "all samples" if scfg.normalize_warmup is None else (
-            f"first {scfg.normalize_warmup} samples")
-        steps.append(f"{scfg.normalize} scaling fitted on {where}")
+        X = normalise(X, scfg.normalize, scfg.normalize_warmup, scfg.normalize_range)
+        if scfg.normalize == "range":
+            lo, hi = scfg.normalize_range or (0.0, 1.0)
+            steps.append(f"declared range [{lo:g}, {hi:g}] mapped to [0, 1]")
+        else:
+            where = "all samples" if scfg.normalize_warmup is None else (
+                f"first {scfg.normalize_warmup} samples")
+            steps.append(f"{scfg.normalize} scaling fitted on {where}")
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not np.all(np.isfinite(X)):
         raise UserError(f"Stream {scfg.label!r} contains NaN or infinite feature values.")
