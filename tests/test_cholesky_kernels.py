@@ -244,6 +244,33 @@ def test_obls_run_matches_reference(seed):
     assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("mu", [1.0, 0.9])
+def test_decay_add_outer_upper(mu):
+    rng = np.random.default_rng(3)
+    P = rng.standard_normal((9, 9))
+    a = rng.standard_normal(9)
+    expected = np.triu(ref.decay_add_outer(P, a, mu)) + np.tril(P, -1)
+    ck.decay_add_outer_upper(P, a, mu)
+    assert_allclose(P, expected, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("mu", [1.0, 0.95])
+def test_ada_gain_run_matches_reference(seed, mu):
+    A, y, U0, W0 = _stream(seed)
+    m, c = W0.shape
+    P0 = np.random.default_rng(seed).standard_normal((m, m))
+    U, P, W = U0.copy(), P0.copy(), W0.copy()
+    pred = np.empty(len(y), dtype=np.int64)
+    status = ck.ada_gain_run(U, P, W, A, y, pred, mu, np.empty(m), np.empty(m), np.empty(c))
+    assert status == ck.OK
+    U_ref, P_ref, W_ref, pred_ref = ref.ada_gain_run(U0, P0, W0, A, y, mu)
+    assert_array_equal(pred, pred_ref)
+    assert_allclose(P, P_ref, rtol=1e-12, atol=1e-12)
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize(("beta", "alpha"), [(1.0, 0.0), (0.95, 0.05)])
 def test_gain_run_matches_reference(seed, beta, alpha):

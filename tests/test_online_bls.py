@@ -206,10 +206,12 @@ def _ada_fast_direct(A, y, c, lam, mu):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("mu", [0.99, 0.9])
-def test_ada_fast_matches_its_documented_recursion(seed, mu):
+def test_ada_fast_cyclic_matches_its_documented_recursion(seed, mu):
     X, y = _stream(seed, n=100)  # n > m: the reload cycles through all coordinates
     c, lam = 3, 1e-2
-    learner = _make("online_bls_ada_fast", X.shape[1], c, lam=lam, mu=mu, seed=seed)
+    learner = _make(
+        "online_bls_ada_fast", X.shape[1], c, lam=lam, mu=mu, seed=seed, regulariser="cyclic"
+    )
     A = learner.features_.transform(X)
     Ws, K = _ada_fast_direct(A, y, c, lam, mu)
     for k, _ in _run_steps(learner, X, y):
@@ -224,6 +226,69 @@ def test_ada_fast_matches_its_documented_recursion(seed, mu):
     assert_allclose(D - np.diag(np.diag(D)), 0, atol=1e-9 * np.abs(K).max())
     assert np.all(np.diag(D) > 0)
     assert np.trace(D) == pytest.approx(lam * m, rel=0.05)
+
+
+def _ada_refresh_direct(A, y, c, lam, mu, T):
+    """The recursion online_bls_ada_fast (refresh) documents: P ← μP + aaᵀ; K = P + λI at
+    every T-th step, K ← μK + aaᵀ otherwise; W_k = W_(k-1) + K_k⁻¹ a (y - Wᵀa)ᵀ."""
+    m = A.shape[1]
+    K, P, W = lam * np.eye(m), np.zeros((m, m)), np.zeros((m, c))
+    out = []
+    for k, (a, label) in enumerate(zip(A, y, strict=True), start=1):
+        r = np.eye(c)[label] - W.T @ a
+        P = mu * P + np.outer(a, a)
+        K = P + lam * np.eye(m) if k % T == 0 else mu * K + np.outer(a, a)
+        W = W + np.outer(sl.solve(K, a, assume_a="pos"), r)
+        out.append((W, K, P, k % T))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("mu", "T"), [(0.99, 7), (0.9, 10), (0.9, 1)])
+def test_ada_fast_refresh_matches_its_documented_recursion(seed, mu, T):
+    X, y = _stream(seed, n=60)
+    c, lam = 3, 1e-2
+    learner = _make(
+        "online_bls_ada_fast", X.shape[1], c, lam=lam, mu=mu, seed=seed, refresh_every=T
+    )
+    A = learner.features_.transform(X)
+    direct = _ada_refresh_direct(A, y, c, lam, mu, T)
+    m = A.shape[1]
+    for k, _ in _run_steps(learner, X, y):
+        W, K, P, t = direct[k]
+        assert np.linalg.norm(learner.W_ - W) <= 1e-8 * np.linalg.norm(W), k
+        U = np.triu(learner.U_)
+        scale = np.abs(K).max()
+        assert_allclose(U.T @ U, K, rtol=1e-10, atol=1e-12 * scale)
+        # the regulariser is λ at a refresh and μᵗλ t steps after it
+        assert_allclose(U.T @ U - P, mu**t * lam * np.eye(m), atol=1e-10 * scale)
+        assert_allclose(np.triu(learner.P_), np.triu(P), rtol=1e-12, atol=1e-14 * scale)
+    assert learner.n_refreshes_ == len(y) // T
+
+
+def test_ada_fast_refresh_every_sample_is_algorithm2():
+    X, y = _stream(5, n=50)
+    a = _make("online_bls_ada", 5, 3, lam=1e-2, mu=0.95, seed=5)
+    b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=0.95, seed=5, refresh_every=1)
+    for (_, pa), (_, pb) in zip(_run_steps(a, X, y), _run_steps(b, X, y), strict=True):
+        assert pa == pb
+        assert_allclose(b.W_, a.W_, rtol=1e-9, atol=1e-12 * np.abs(a.W_).max())
+
+
+def test_ada_fast_refresh_regulariser_stays_in_its_band_on_long_streams():
+    """μ = 0.9 over 3,000 steps: without a reload 0.9^3000 λ underflows to 0; with a
+    refresh every 10 steps the regulariser stays in [0.9⁹λ, λ]."""
+    rng = np.random.default_rng(0)
+    X, y = rng.random((3000, 4)), rng.integers(0, 2, 3000)
+    learner = _make("online_bls_ada_fast", 4, 2, lam=1e-2, mu=0.9, seed=0, refresh_every=10)
+    learner.predict_learn_many(X, y)
+    U = np.triu(learner.U_)
+    P = np.triu(learner.P_) + np.triu(learner.P_, 1).T
+    D = U.T @ U - P
+    t = learner.since_refresh_
+    assert_allclose(D, 0.9**t * 1e-2 * np.eye(P.shape[0]), atol=1e-9)
+    assert 0.9**9 * 1e-2 <= np.diag(D).min() <= 1e-2
+    assert learner.n_refreshes_ == 300
 
 
 def test_ada_fast_regulariser_survives_long_streams():
@@ -243,7 +308,8 @@ def test_ada_fast_regulariser_survives_long_streams():
 
 
 @pytest.mark.parametrize("mu", [0.99, 0.9])
-def test_ada_fast_vs_exact_algorithm2_on_a_prefix(mu):
+@pytest.mark.parametrize("regulariser", ["refresh", "cyclic"])
+def test_ada_fast_vs_exact_algorithm2_on_a_prefix(mu, regulariser):
     """The O(m²) variant is not bit-identical to Alg. 2 (different regulariser); measure
     how close its predictions are on a drifting toy stream (values printed)."""
     rng = np.random.default_rng(0)
@@ -253,11 +319,12 @@ def test_ada_fast_vs_exact_algorithm2_on_a_prefix(mu):
     y = (((X @ w) > np.median(X @ w)).astype(np.int64) + (np.arange(n) > n // 2)) % 2
     out = {}
     for name in ("online_bls_ada", "online_bls_ada_fast"):
-        learner = _make(name, d, 2, lam=1e-8, mu=mu, seed=3)
+        extra = {"regulariser": regulariser} if name.endswith("fast") else {}
+        learner = _make(name, d, 2, lam=1e-8, mu=mu, seed=3, **extra)
         out[name] = np.array([p for _, p in _run_steps(learner, X, y)])
     agree = np.mean(out["online_bls_ada"] == out["online_bls_ada_fast"])
     acc = {k: np.mean(v == y) for k, v in out.items()}
-    print(f"\nmu={mu}: prediction agreement {agree:.3f}, accuracy {acc}")
+    print(f"\nmu={mu} {regulariser}: prediction agreement {agree:.3f}, accuracy {acc}")
     assert agree >= 0.95
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from streamlearn.algorithms._bls_common import BLSClassifier
-from streamlearn.base import Constraint, Interval, UserError
+from streamlearn.base import Constraint, Interval, Options, UserError
 from streamlearn.kernels import cholesky as ck
 from streamlearn.registry import register_algorithm
 
@@ -51,6 +51,32 @@ def _raise_status(learner: BLSClassifier, status: int) -> None:
             f"{type(learner).__name__}: {_STATUS.get(status, f'kernel status {status}')} "
             "(check the input scaling: very large broad features overflow the factor)."
         )
+
+
+def cholesky_upper(
+    P: np.ndarray, lam: float, who: str, max_retries: int = 16
+) -> tuple[np.ndarray, int]:
+    """Upper factor ``U`` of ``P + λI`` (LAPACK ``dpotrf``; only the upper triangle of
+    the C-ordered ``P`` is read), retrying with ``λ·10^j``, ``j = 1, 2, …`` on failure
+    (spec §11.2); returns ``(U, retries)``; every retry is logged."""
+    diag = np.arange(P.shape[0])
+    for j in range(max_retries + 1):
+        lam_j = lam * 10.0**j
+        M = P.copy()
+        M[diag, diag] += lam_j
+        # M.T is an F-ordered view whose lower triangle is M's upper triangle; its lower
+        # factor in F order is the upper factor U = Lᵀ in C order.
+        L, info = lapack.dpotrf(M.T, lower=1, clean=1, overwrite_a=1)
+        if info == 0:
+            return np.ascontiguousarray(L.T), j
+        logger.info(
+            "%s: Cholesky of P + λI failed (info=%d) at λ=%g; retrying with λ=%g",
+            who,
+            info,
+            lam_j,
+            lam_j * 10.0,
+        )
+    raise UserError(f"{who}: Cholesky of P + λI failed even with λ·10^{max_retries}.")
 
 
 class _ChunkedBLS(BLSClassifier):
@@ -264,28 +290,10 @@ class OnlineBLSAda(BLSClassifier):
 
     def _factor(self) -> None:
         """``U_ ← chol(P + λI)`` (upper), retrying with ``λ·10^j`` on failure."""
-        diag = np.arange(self.P_.shape[0])
-        for j in range(self._max_retries + 1):
-            lam = self.lam * 10.0**j
-            M = self.P_.copy()
-            M[diag, diag] += lam
-            # P is symmetric, so M.T (an F-ordered view) is the same matrix; its lower
-            # factor in F order is the upper factor U = Lᵀ in C order: no further copy.
-            L, info = lapack.dpotrf(M.T, lower=1, clean=1, overwrite_a=1)
-            if info == 0:
-                self.U_ = np.ascontiguousarray(L.T)
-                return
-            self.n_chol_retries_ += 1
-            logger.info(
-                "%s: Cholesky of P + λI failed (info=%d) at λ=%g; retrying with λ=%g",
-                type(self).__name__,
-                info,
-                lam,
-                lam * 10.0,
-            )
-        raise UserError(
-            f"{type(self).__name__}: Cholesky failed even with λ·10^{self._max_retries}."
+        self.U_, retries = cholesky_upper(
+            self.P_, float(self.lam), type(self).__name__, self._max_retries
         )
+        self.n_chol_retries_ += retries
 
     def _learn_a(self, a: np.ndarray, y: int) -> None:
         r = self._r
@@ -372,47 +380,65 @@ class OnlineBLSNoEOUS(OnlineBLSAda):
 
 @register_algorithm("online_bls_ada_fast")
 class OnlineBLSAdaFast(OnlineBLSGain):
-    """Online-BLS (Ada.) in O(m²): forgetting in the factor plus a cyclic diagonal reload.
+    """Online-BLS (Ada.) with the O(m²) rank-one factor update and exact periodic refreshes.
 
-    Beyond the paper (issue 4; spec §11.5 option (a)). Per sample, in the factor:
-    ``K ← μ K + ρ² e_j e_jᵀ + a aᵀ`` with ``ρ² = (1-μ) λ m`` and ``j = k mod m`` cycling
-    over the coordinates — the reload is one Givens sweep from row ``j``
-    (``≈ m²`` flops on average), the forgetting is the scaling of each row by ``√μ``
-    fused into the EOUS pass — then the gain step of ``online_bls_gain``:
-    ``W += K⁻¹ a (y - ŷ)ᵀ``.
+    Beyond the paper (issue 4; spec §11.5). Alg. 2 refactorises ``P^(k) + λI`` every
+    sample (``O(m³)``). Here, per sample: ``P ← μP + a aᵀ`` (Alg. 2 line 6, kept
+    explicitly, upper triangle) and the factor follows by forgetting plus EOUS,
+    ``K ← μK + a aᵀ`` (one Givens sweep with ``β = √μ``, ``O(m²)``), then the gain step of
+    ``online_bls_gain``, ``W += K⁻¹a (y - ŷ)ᵀ`` (Alg. 2's line 7, residual form). Scaling
+    the factor also scales the regulariser: ``K = P + μᵗλI`` after ``t`` such steps
+    (``0.99^70000`` would underflow). Two ways to keep it (``regulariser``):
 
-    What it equals: ``K^(k) = P^(k) + D^(k)`` with ``P^(k) = Σ μ^(k-i) a_i a_iᵀ`` exactly as
-    in Alg. 2 and a diagonal regulariser ``D^(k) = μ^k λ I + ρ² Σ_{i≤k} μ^(k-i) e_{j_i}
-    e_{j_i}ᵀ`` in place of Alg. 2's ``λI``. Without the reload, ``D = μ^k λ I`` would vanish
-    (``0.99^70000`` underflows); with it, in steady state ``D_jj = ρ² μ^age_j / (1 - μ^m)``
-    where ``age_j ∈ {0..m-1}`` is the number of steps since coordinate ``j`` was reloaded:
-    ``tr D = λ m`` exactly and every ``D_jj`` averages to ``λ`` over a cycle, but
-    individual entries range from ``(1-μ)λm μ^(m-1)/(1-μ^m)`` to ``(1-μ)λm/(1-μ^m)``
-    (``≈ 1.7·10⁻⁴ λ`` to ``11 λ`` at ``μ = 0.99``, ``m = 1100``). Like Alg. 2, the update is
-    in residual form: ``K^(k) W^(k) = (μ K^(k-1) + ρ² e_j e_jᵀ) W^(k-1) + a yᵀ``.
+    ``"refresh"`` (default)
+        every ``refresh_every``-th sample the factor is recomputed exactly,
+        ``K = chol(P + λI)`` as in Alg. 2, so ``K = P + μᵗλI`` with
+        ``0 ≤ t < refresh_every``: the regulariser stays within ``[μ^(T-1)λ, λ]``
+        (``[0.37λ, λ]`` at ``μ = 0.99``, ``T = 100``). ``refresh_every = 1`` is Alg. 2
+        exactly. Cost ``≈ 7m² + m³/(3T)`` flops per sample.
+    ``"cyclic"``
+        one diagonal reload per sample, ``K ← μK + ρ² e_j e_jᵀ + a aᵀ`` with
+        ``ρ² = (1-μ)λm`` and ``j = k mod m`` (a Givens sweep from row ``j``); no ``P``
+        is kept. ``tr(K - P) = λm`` but the diagonal entries range from
+        ``(1-μ)λm μ^(m-1)/(1-μ^m)`` to ``(1-μ)λm/(1-μ^m)`` (``1.7·10⁻⁴ λ`` to ``11 λ`` at
+        ``μ = 0.99``, ``m = 1100``), which changes the predictions measurably (results/
+        online_bls/README.md). Cost ``≈ 6m²``.
+
     ``online_bls_ada`` is the exact ``O(m³)`` reference; the tests measure the difference.
 
     Parameters
     ----------
     mu
         Forgetting factor ``μ`` (paper §5.4: 0.99).
+    regulariser
+        ``"refresh"`` or ``"cyclic"`` (above).
+    refresh_every
+        Period ``T`` of the exact refactorisation (``"refresh"`` only).
 
     Other parameters are those of BLSClassifier.
 
     Attributes
     ----------
     U_
-        Upper Cholesky factor of ``K^(k) = P^(k) + D^(k)``.
-    reload_pos_
-        The coordinate reloaded next (``int64[1]``).
+        Upper Cholesky factor of ``K``.
+    P_
+        ``Σ μ^(k-i) a_i a_iᵀ`` (upper triangle; ``"refresh"`` only).
+    n_refreshes_, n_chol_retries_
+        Exact refactorisations done, and those retried with a larger ``λ`` (spec §11.2).
     """
 
-    _constraints: ClassVar[dict[str, Constraint]] = OnlineBLSAda._constraints
+    _constraints: ClassVar[dict[str, Constraint]] = {
+        **OnlineBLSAda._constraints,
+        "regulariser": Options(("refresh", "cyclic")),
+        "refresh_every": Interval(1, None, closed="left", integer=True),
+    }
 
     def __init__(
         self,
         *,
         mu: float = 0.99,
+        regulariser: str = "refresh",
+        refresh_every: int = 100,
         n1: int = 10,
         n2: int = 10,
         n3: int = 1000,
@@ -429,6 +455,8 @@ class OnlineBLSAdaFast(OnlineBLSGain):
         seed: int | None = None,
     ) -> None:
         self.mu = mu
+        self.regulariser = regulariser
+        self.refresh_every = refresh_every
         super().__init__(
             n1=n1,
             n2=n2,
@@ -449,12 +477,60 @@ class OnlineBLSAdaFast(OnlineBLSGain):
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
         for params in super()._test_params():
-            yield {**params, "mu": 0.9}
+            yield {**params, "mu": 0.9, "refresh_every": 7}
+            yield {**params, "mu": 0.9, "regulariser": "cyclic"}
 
     def _reset_state(self, m: int, c: int) -> None:
         super()._reset_state(m, c)
         self._beta = math.sqrt(self.mu)
-        self._alpha = math.sqrt((1.0 - self.mu) * self.lam * m)
+        self.n_refreshes_ = 0
+        self.n_chol_retries_ = 0
+        if self.regulariser == "cyclic":
+            self._alpha = math.sqrt((1.0 - self.mu) * self.lam * m)
+        else:
+            self._alpha = 0.0
+            self.P_ = np.zeros((m, m))
+            self.since_refresh_ = 0
+
+    def _refresh_step(self, a: np.ndarray, label: int) -> tuple[int, int]:
+        """One step of Alg. 2 as written: ``P ← μP + aaᵀ``, ``U = chol(P + λI)``, gain."""
+        r = self._r
+        pred = ck._residual(a, self.W_, label, r)
+        ck.decay_add_outer_upper(self.P_, a, float(self.mu))
+        self.U_, retries = cholesky_upper(self.P_, float(self.lam), type(self).__name__)
+        self.n_chol_retries_ += retries
+        self.n_refreshes_ += 1
+        g = self._v
+        g[:] = a
+        status = ck.solve_ut(self.U_, g)
+        if status == ck.OK:
+            status = ck.solve_u(self.U_, g)
+        if status == ck.OK:
+            self.W_ += np.outer(g, r)
+        return pred, status
+
+    def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
+        if self.regulariser == "cyclic":
+            return super()._run(A, y, pred)
+        n, T, s = A.shape[0], int(self.refresh_every), 0
+        while s < n:
+            e = min(n, s + T - 1 - self.since_refresh_)  # rank-one steps before a refresh
+            if e > s:
+                status = ck.ada_gain_run(
+                    self.U_, self.P_, self.W_, A[s:e], y[s:e], pred[s:e], float(self.mu),
+                    self._work, self._v, self._r,
+                )
+                if status != ck.OK:
+                    return status
+                self.since_refresh_ += e - s
+                s = e
+            if s < n:
+                pred[s], status = self._refresh_step(A[s], int(y[s]))
+                if status != ck.OK:
+                    return status
+                self.since_refresh_ = 0
+                s += 1
+        return ck.OK
 
 
 @register_algorithm("online_bls_fast")

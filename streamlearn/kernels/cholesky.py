@@ -664,6 +664,59 @@ def decay_add_outer(P: np.ndarray, a: np.ndarray, mu: float) -> None:
                 Pi[j] = mu * Pi[j] + ai * a[j]
 
 
+@njit(cache=True)
+def decay_add_outer_upper(P: np.ndarray, a: np.ndarray, mu: float) -> None:
+    """In place ``P ← μ P + a aᵀ`` on the upper triangle only (Alg. 2 line 6; the lower
+    triangle is neither read nor written)."""
+    m = P.shape[0]
+    for i in range(m):
+        ai = a[i]
+        Pi = P[i]
+        for j in range(i, m):
+            Pi[j] = mu * Pi[j] + ai * a[j]
+
+
+@njit(cache=True)
+def ada_gain_run(
+    U: np.ndarray,
+    P: np.ndarray,
+    W: np.ndarray,
+    A: np.ndarray,
+    y: np.ndarray,
+    pred: np.ndarray,
+    mu: float,
+    work: np.ndarray,
+    v: np.ndarray,
+    r: np.ndarray,
+) -> int:
+    """Alg. 2's steps between two exact refactorisations, over the rows of ``A``, in place.
+
+    Per sample: ``ŷ = Wᵀa`` (predicted class into ``pred``), ``r = y - ŷ``;
+    ``P ← μP + a aᵀ`` (Alg. 2 line 6, upper triangle, kept for the next exact
+    refactorisation); the factor follows by forgetting plus EOUS,
+    ``UᵀU ← μ UᵀU + a aᵀ`` (one sweep with ``β = √μ``), which also gives ``v = U⁻ᵀa``;
+    ``g = U⁻¹v``; ``W += g rᵀ`` (line 7 in gain form). If ``UᵀU = P + δI`` before the
+    step, it is ``P + μδI`` after it.
+    """
+    m, c = W.shape
+    beta = math.sqrt(mu)
+    for k in range(A.shape[0]):
+        a = A[k]
+        pred[k] = _residual(a, W, y[k], r)
+        decay_add_outer_upper(P, a, mu)
+        status = chol_update(U, a, beta, work, v)
+        if status != OK:
+            return status
+        status = solve_u(U, v)
+        if status != OK:
+            return status
+        for i in range(m):
+            gi = v[i]
+            for j in range(c):
+                W[i, j] += gi * r[j]
+    return OK
+
+
 # --------------------------------------------------------------------------------------
 # Square-root information form (QR-RLS): one pass over U per sample
 # --------------------------------------------------------------------------------------

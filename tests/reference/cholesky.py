@@ -97,6 +97,22 @@ def decay_add_outer(P, a, mu):
     return mu * P + np.outer(a, a)
 
 
+def ada_gain_run(U, P, W, A, y, mu):
+    """Alg. 2 between refactorisations: ``P ← μP + aaᵀ`` (upper triangle), factor of
+    ``μUᵀU + aaᵀ``, gain step. Returns ``(U, P, W, predictions)``."""
+    U, P, W = (np.array(M, dtype=np.float64) for M in (U, P, W))
+    c = W.shape[1]
+    pred = []
+    for a, label in zip(A, y, strict=True):
+        yh = scores(a, W)
+        pred.append(argmax_first(yh))
+        r = np.eye(c)[label] - yh
+        P = np.triu(mu * P + np.outer(a, a)) + np.tril(P, -1)
+        U, v = chol_update(U, a, np.sqrt(mu))
+        W = W + np.outer(solve_u(U, v), r)
+    return U, P, W, np.array(pred, dtype=np.int64)
+
+
 def obls_run(U, W, A, y):
     """Algorithm 1 over the rows of ``A``; returns ``(U, W, predictions)``."""
     U, W = np.array(U, dtype=np.float64), np.array(W, dtype=np.float64)
