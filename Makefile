@@ -48,4 +48,4 @@ reproduce-online-bls: install
 	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
 
 clean:
-	rm -rf results/smoke .pytest_cache .ruff_cache
+	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache

@@ -151,7 +151,7 @@ def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:
 def run(
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory "
-                   "(default: outputs.dir of the config; with --smoke, results/smoke/NAME).",
+                   "(default: outputs.dir of the config; with --smoke, a smoke/ folder beside it).",
                    show_default=False)] = None,
     data_dir: DataDirOption = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1,
