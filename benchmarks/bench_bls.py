@@ -153,21 +153,29 @@ def main(argv: list[str] | None = None) -> int:
             target = TARGETS_MS.get((name, c))
             many = rec.get("many_mean_ms")
             many_s = f"{many:8.3f} {rec['many_samples_per_s']:8.0f}" if many else " " * 17
-            best = min(rec["median_ms"], many or np.inf)
-            tgt = f"≤ {target} ms: {'met' if best <= target else 'MISSED'}" if target else ""
+            tgt = ""
+            if target:  # judged separately on both paths: the runner uses the chunked one
+                verdict = "met" if rec["median_ms"] <= target else "MISSED"
+                tgt = f"≤ {target} ms: per-sample {verdict}"
+                if many:
+                    tgt += f", chunked {'met' if many <= target else 'MISSED'}"
             print(
                 f"{name:22s} {c:3d} {rec['m']:5d} {n:4d} {rec['median_ms']:10.3f} "
                 f"{rec['p95_ms']:9.3f} {rec['samples_per_s']:10.0f} {many_s}  {tgt}",
                 flush=True,
             )
-    # speedups of Online-BLS over the inverse-based baselines (median per-sample step)
-    med = {(r["learner"], r["c"]): r["median_ms"] for r in records}
+    # speedups of Online-BLS over the inverse-based baselines, on each learner's faster
+    # path (median per-sample step, or the chunked mean where it is lower)
+    med = {
+        (r["learner"], r["c"]): min(r["median_ms"], r.get("many_mean_ms") or np.inf)
+        for r in records
+    }
     for fast in ("online_bls", "online_bls_fast", "online_bls_gain"):
         for base in ("ribls", "ibls", "bls_cil"):
             for c in classes:
                 if (fast, c) in med and (base, c) in med:
                     print(
-                        f"# speedup {fast} over {base} (c={c}): "
+                        f"# speedup {fast} over {base} (c={c}, faster path of each): "
                         f"{med[(base, c)] / med[(fast, c)]:.1f}x"
                     )
     if args.json:
