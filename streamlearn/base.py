@@ -139,22 +139,33 @@ class Base:
     _constraints: ClassVar[dict[str, Constraint]] = {}
 
     @classmethod
+    def _init_params(cls) -> list[inspect.Parameter]:
+        """Keyword parameters of ``__init__``. Where an ``__init__`` takes ``**kwargs`` and
+        passes them on to ``super().__init__``, the walk goes on up the MRO, so a subclass
+        declares only its own parameters (and those whose default it changes)."""
+        found: dict[str, inspect.Parameter] = {}
+        for klass in cls.__mro__:
+            init = klass.__dict__.get("__init__")
+            if init is None:
+                continue
+            forwards = False
+            for p in inspect.signature(init).parameters.values():
+                if p.kind is p.VAR_KEYWORD:
+                    forwards = True
+                elif p.name != "self" and p.kind is not p.VAR_POSITIONAL:
+                    found.setdefault(p.name, p)
+            if not forwards:
+                break
+        return list(found.values())
+
+    @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
+        return [p.name for p in cls._init_params()]
 
     @classmethod
     def default_params(cls) -> dict[str, Any]:
-        sig = inspect.signature(cls.__init__)
-        return {
-            p.name: p.default
-            for p in sig.parameters.values()
-            if p.name != "self" and p.default is not inspect.Parameter.empty
-        }
+        empty = inspect.Parameter.empty
+        return {p.name: p.default for p in cls._init_params() if p.default is not empty}
 
     def get_params(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._param_names()}

@@ -198,88 +198,14 @@ class OnlineBLSGain(_ChunkedBLS):
 # --------------------------------------------------------------------------------------
 
 
-@register_algorithm("online_bls_ada")
-class OnlineBLSAda(BLSClassifier):
-    """Online-BLS (Ada.) (Alg. 2): forgetting factor μ, fresh Cholesky of μP + aaᵀ + λI each step.
+class _FreshCholeskyBLS(BLSClassifier):
+    """Shared steps of Alg. 2 and of the ablation without EOUS: ``P ← d·P + a aᵀ`` with
+    ``d = _decay()``, a fresh Cholesky of ``P + λI``, then Alg. 1's line 7."""
 
-    Exactly as written (spec §5.3): ``P^(k) = μ P^(k-1) + a aᵀ`` (``P^(0) = 0``),
-    ``L = Chol(P^(k) + λI)`` (LAPACK ``dpotrf``), then line 7 of Alg. 1 unchanged:
-    ``ΔW = L⁻ᵀ L⁻¹ a (y - ŷ)ᵀ`` with the ``c``-column substitutions, ``W += ΔW``. Because
-    the residual form keeps an undecayed ``λ``, the iterate solves
-    ``(P^(k) + λI) W^(k) = a yᵀ + (μ P^(k-1) + λI) W^(k-1)`` (spec §5.3), not the
-    exponentially weighted ridge problem. ``O(m³)`` per sample.
-
-    If the Cholesky factorisation fails (``P + λI`` numerically indefinite, spec §11.2),
-    the step is retried with ``λ·10^j``, ``j = 1, 2, …``; every retry is logged and
-    counted in ``n_chol_retries_``.
-
-    Parameters
-    ----------
-    mu
-        Forgetting (decay) factor ``μ`` (paper §5.4: 0.99).
-
-    Other parameters are those of BLSClassifier.
-
-    Attributes
-    ----------
-    P_
-        ``P^(k) = Σ μ^(k-i) a_i a_iᵀ`` (full square matrix).
-    U_
-        Upper Cholesky factor of ``P^(k) + λI`` of the last step.
-    n_chol_retries_
-        Number of factorisation retries with a larger ``λ`` (spec §11.2).
-    """
-
-    _constraints: ClassVar[dict[str, Constraint]] = {
-        **BLSClassifier._constraints,
-        "mu": Interval(0, 1, closed="right"),
-    }
     _max_retries: ClassVar[int] = 16
 
-    def __init__(
-        self,
-        *,
-        mu: float = 0.99,
-        n1: int = 10,
-        n2: int = 10,
-        n3: int = 1000,
-        n4: int = 1,
-        lam: float = 1e-8,
-        enh_scale: float | None = None,
-        enh_shrink: float | None = None,
-        shrink_source: str = "warmup",
-        shrink_warmup: int = 20,
-        input_low: float = 0.0,
-        input_high: float = 1.0,
-        row_zscore: bool = False,
-        orth_enhancement: bool = False,
-        seed: int | None = None,
-    ) -> None:
-        self.mu = mu
-        super().__init__(
-            n1=n1,
-            n2=n2,
-            n3=n3,
-            n4=n4,
-            lam=lam,
-            enh_scale=enh_scale,
-            enh_shrink=enh_shrink,
-            shrink_source=shrink_source,
-            shrink_warmup=shrink_warmup,
-            input_low=input_low,
-            input_high=input_high,
-            row_zscore=row_zscore,
-            orth_enhancement=orth_enhancement,
-            seed=seed,
-        )
-
-    @classmethod
-    def _test_params(cls) -> Iterator[dict[str, Any]]:
-        for params in super()._test_params():
-            yield {**params, "mu": 0.9}
-
     def _decay(self) -> float:
-        return float(self.mu)
+        return 1.0
 
     def _reset_state(self, m: int, c: int) -> None:
         self.P_ = np.zeros((m, m))
@@ -320,8 +246,58 @@ class OnlineBLSAda(BLSClassifier):
         return out
 
 
+@register_algorithm("online_bls_ada")
+class OnlineBLSAda(_FreshCholeskyBLS):
+    """Online-BLS (Ada.) (Alg. 2): forgetting factor μ, fresh Cholesky of μP + aaᵀ + λI each step.
+
+    Exactly as written (spec §5.3): ``P^(k) = μ P^(k-1) + a aᵀ`` (``P^(0) = 0``),
+    ``L = Chol(P^(k) + λI)`` (LAPACK ``dpotrf``), then line 7 of Alg. 1 unchanged:
+    ``ΔW = L⁻ᵀ L⁻¹ a (y - ŷ)ᵀ`` with the ``c``-column substitutions, ``W += ΔW``. Because
+    the residual form keeps an undecayed ``λ``, the iterate solves
+    ``(P^(k) + λI) W^(k) = a yᵀ + (μ P^(k-1) + λI) W^(k-1)`` (spec §5.3), not the
+    exponentially weighted ridge problem. ``O(m³)`` per sample.
+
+    If the Cholesky factorisation fails (``P + λI`` numerically indefinite, spec §11.2),
+    the step is retried with ``λ·10^j``, ``j = 1, 2, …``; every retry is logged and
+    counted in ``n_chol_retries_``.
+
+    Parameters
+    ----------
+    mu
+        Forgetting (decay) factor ``μ`` (paper §5.4: 0.99).
+
+    Other parameters are those of BLSClassifier.
+
+    Attributes
+    ----------
+    P_
+        ``P^(k) = Σ μ^(k-i) a_i a_iᵀ`` (full square matrix).
+    U_
+        Upper Cholesky factor of ``P^(k) + λI`` of the last step.
+    n_chol_retries_
+        Number of factorisation retries with a larger ``λ`` (spec §11.2).
+    """
+
+    _constraints: ClassVar[dict[str, Constraint]] = {
+        **BLSClassifier._constraints,
+        "mu": Interval(0, 1, closed="right"),
+    }
+
+    def __init__(self, *, mu: float = 0.99, **bls_params: Any) -> None:
+        self.mu = mu
+        super().__init__(**bls_params)
+
+    @classmethod
+    def _test_params(cls) -> Iterator[dict[str, Any]]:
+        for params in super()._test_params():
+            yield {**params, "mu": 0.9}
+
+    def _decay(self) -> float:
+        return float(self.mu)
+
+
 @register_algorithm("online_bls_no_eous")
-class OnlineBLSNoEOUS(OnlineBLSAda):
+class OnlineBLSNoEOUS(_FreshCholeskyBLS):
     """Online-BLS w/o EOUS (ablation): fresh Cholesky of K = λI + Σ aaᵀ every step, O(m³).
 
     Alg. 1 with line 6 replaced by an explicit accumulation and a fresh factorisation
@@ -331,51 +307,6 @@ class OnlineBLSNoEOUS(OnlineBLSAda):
 
     Parameters are those of BLSClassifier.
     """
-
-    _constraints: ClassVar[dict[str, Constraint]] = dict(BLSClassifier._constraints)
-
-    def __init__(
-        self,
-        *,
-        n1: int = 10,
-        n2: int = 10,
-        n3: int = 1000,
-        n4: int = 1,
-        lam: float = 1e-8,
-        enh_scale: float | None = None,
-        enh_shrink: float | None = None,
-        shrink_source: str = "warmup",
-        shrink_warmup: int = 20,
-        input_low: float = 0.0,
-        input_high: float = 1.0,
-        row_zscore: bool = False,
-        orth_enhancement: bool = False,
-        seed: int | None = None,
-    ) -> None:
-        BLSClassifier.__init__(
-            self,
-            n1=n1,
-            n2=n2,
-            n3=n3,
-            n4=n4,
-            lam=lam,
-            enh_scale=enh_scale,
-            enh_shrink=enh_shrink,
-            shrink_source=shrink_source,
-            shrink_warmup=shrink_warmup,
-            input_low=input_low,
-            input_high=input_high,
-            row_zscore=row_zscore,
-            orth_enhancement=orth_enhancement,
-            seed=seed,
-        )
-
-    @classmethod
-    def _test_params(cls) -> Iterator[dict[str, Any]]:
-        yield from BLSClassifier._test_params.__func__(cls)  # type: ignore[attr-defined]
-
-    def _decay(self) -> float:
-        return 1.0
 
 
 @register_algorithm("online_bls_ada_fast")
@@ -439,40 +370,12 @@ class OnlineBLSAdaFast(OnlineBLSGain):
         mu: float = 0.99,
         regulariser: str = "refresh",
         refresh_every: int = 100,
-        n1: int = 10,
-        n2: int = 10,
-        n3: int = 1000,
-        n4: int = 1,
-        lam: float = 1e-8,
-        enh_scale: float | None = None,
-        enh_shrink: float | None = None,
-        shrink_source: str = "warmup",
-        shrink_warmup: int = 20,
-        input_low: float = 0.0,
-        input_high: float = 1.0,
-        row_zscore: bool = False,
-        orth_enhancement: bool = False,
-        seed: int | None = None,
+        **bls_params: Any,
     ) -> None:
         self.mu = mu
         self.regulariser = regulariser
         self.refresh_every = refresh_every
-        super().__init__(
-            n1=n1,
-            n2=n2,
-            n3=n3,
-            n4=n4,
-            lam=lam,
-            enh_scale=enh_scale,
-            enh_shrink=enh_shrink,
-            shrink_source=shrink_source,
-            shrink_warmup=shrink_warmup,
-            input_low=input_low,
-            input_high=input_high,
-            row_zscore=row_zscore,
-            orth_enhancement=orth_enhancement,
-            seed=seed,
-        )
+        super().__init__(**bls_params)
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:

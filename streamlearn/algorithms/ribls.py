@@ -113,42 +113,9 @@ class RIBLS(BLSClassifier):
         "inverse": Options(INVERSE_IMPLS),
     }
 
-    def __init__(
-        self,
-        *,
-        n1: int = 10,
-        n2: int = 10,
-        n3: int = 1000,
-        n4: int = 1,
-        lam: float = 1e-8,
-        enh_scale: float | None = None,
-        enh_shrink: float | None = None,
-        shrink_source: str = "warmup",
-        shrink_warmup: int = 20,
-        input_low: float = 0.0,
-        input_high: float = 1.0,
-        row_zscore: bool = False,
-        orth_enhancement: bool = False,
-        seed: int | None = None,
-        inverse: str = "numpy",
-    ) -> None:
+    def __init__(self, *, inverse: str = "numpy", **bls_params: Any) -> None:
         self.inverse = inverse
-        super().__init__(
-            n1=n1,
-            n2=n2,
-            n3=n3,
-            n4=n4,
-            lam=lam,
-            enh_scale=enh_scale,
-            enh_shrink=enh_shrink,
-            shrink_source=shrink_source,
-            shrink_warmup=shrink_warmup,
-            input_low=input_low,
-            input_high=input_high,
-            row_zscore=row_zscore,
-            orth_enhancement=orth_enhancement,
-            seed=seed,
-        )
+        super().__init__(**bls_params)
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:

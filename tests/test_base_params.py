@@ -1,0 +1,85 @@
+"""Parameter introspection of ``streamlearn.base.Base``: ``**kwargs`` forwarding up the MRO."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from streamlearn import registry
+from streamlearn.algorithms._bls_common import BLSClassifier
+from streamlearn.base import Base, UserError
+
+registry.load_all()
+
+
+class _Parent(Base):
+    def __init__(self, *, a: int = 1, b: int = 2) -> None:
+        self.a = a
+        self.b = b
+
+
+class _Child(_Parent):
+    def __init__(self, *, c: int = 3, **kw: Any) -> None:
+        self.c = c
+        super().__init__(**kw)
+
+
+class _Grandchild(_Child):
+    def __init__(self, *, b: int = 5, **kw: Any) -> None:  # changes a parent's default
+        super().__init__(b=b, **kw)
+
+
+class _Closed(_Parent):
+    def __init__(self, *, x: int = 0) -> None:  # no **kwargs: the walk stops here
+        self.x = x
+        super().__init__()
+
+
+def test_forwarded_parameters_are_collected_up_the_mro():
+    assert _Child._param_names() == ["c", "a", "b"]
+    assert _Child.default_params() == {"c": 3, "a": 1, "b": 2}
+    assert _Grandchild._param_names() == ["b", "c", "a"]
+    assert _Grandchild.default_params() == {"b": 5, "c": 3, "a": 1}
+    assert _Closed._param_names() == ["x"]
+
+
+def test_get_params_and_clone_round_trip_through_forwarding():
+    g = _Grandchild(a=7, c=9)
+    assert g.get_params() == {"b": 5, "c": 9, "a": 7}
+    h = g.clone(b=11)
+    assert h.get_params() == {"b": 11, "c": 9, "a": 7}
+    assert repr(h) == "_Grandchild(b=11, c=9, a=7)"
+    with pytest.raises(UserError, match="no parameter 'd'"):
+        _Grandchild.check_param_names({"d": 1})
+
+
+BLS_NAMES = sorted(n for n, c in registry.ALGORITHMS.items() if issubclass(c, BLSClassifier))
+
+
+@pytest.mark.parametrize("name", BLS_NAMES)
+def test_every_bls_learner_exposes_the_shared_parameters(name):
+    cls = registry.ALGORITHMS[name]
+    shared = BLSClassifier.default_params()
+    defaults = cls.default_params()
+    assert set(shared) <= set(defaults)
+    for key, value in shared.items():
+        if (name, key) != ("bls_cil", "lam"):
+            assert defaults[key] == value, (name, key)
+
+
+def test_own_parameters_and_changed_defaults_of_the_bls_subclasses():
+    algos = registry.ALGORITHMS
+    assert algos["bls_cil"].default_params()["lam"] == 1.0  # BLS-CIL's own default
+    assert {"lam1", "lam2", "inverse"} <= set(algos["bls_cil"]._param_names())
+    assert {"qtol", "pinv_mode", "inverse"} <= set(algos["ibls"]._param_names())
+    ada_fast = algos["online_bls_ada_fast"]
+    assert {"mu", "regulariser", "refresh_every"} <= set(ada_fast._param_names())
+    assert "mu" in algos["online_bls_ada"]._param_names()
+    # the ablation is Alg. 2 with mu = 1 but must not accept a forgetting factor
+    assert "mu" not in algos["online_bls_no_eous"]._param_names()
+    with pytest.raises(UserError, match="no parameter 'mu'"):
+        algos["online_bls_no_eous"].check_param_names({"mu": 0.9})
+    learner = algos["online_bls_ada_fast"](mu=0.95, n3=7, lam=0.5, seed=3)
+    assert learner.clone().get_params() == learner.get_params()
+    assert learner.get_params()["n3"] == 7 and learner.get_params()["mu"] == 0.95
