@@ -166,15 +166,7 @@ class HoeffdingTree(RiverClassifier):
     def _make_model(self, n_features: int, n_classes: int) -> Any:
         from river import tree
 
-        return tree.HoeffdingTreeClassifier(
-            grace_period=self.grace_period,
-            max_depth=self.max_depth,
-            split_criterion=self.split_criterion,
-            delta=self.delta,
-            tau=self.tau,
-            leaf_prediction=self.leaf_prediction,
-            nb_threshold=self.nb_threshold,
-        )
+        return tree.HoeffdingTreeClassifier(**self.get_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
@@ -271,19 +263,7 @@ class ARF(RiverClassifier):
     def _make_model(self, n_features: int, n_classes: int) -> Any:
         from river import forest
 
-        return forest.ARFClassifier(
-            n_models=self.n_models,
-            max_features=self.max_features,
-            lambda_value=self.lambda_value,
-            grace_period=self.grace_period,
-            max_depth=self.max_depth,
-            split_criterion=self.split_criterion,
-            delta=self.delta,
-            tau=self.tau,
-            leaf_prediction=self.leaf_prediction,
-            disable_weighted_vote=self.disable_weighted_vote,
-            seed=self.seed,
-        )
+        return forest.ARFClassifier(**self.get_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
@@ -418,9 +398,7 @@ class PassiveAggressive(RiverClassifier):
     def _make_model(self, n_features: int, n_classes: int) -> Any:
         from river import linear_model
 
-        return linear_model.PAClassifier(
-            C=self.C, mode=self.mode, learn_intercept=self.learn_intercept
-        )
+        return linear_model.PAClassifier(**self.get_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
@@ -465,7 +443,7 @@ class Perceptron(RiverClassifier):
     def _make_model(self, n_features: int, n_classes: int) -> Any:
         from river import linear_model
 
-        return linear_model.Perceptron(l2=self.l2, clip_gradient=self.clip_gradient)
+        return linear_model.Perceptron(**self.get_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
