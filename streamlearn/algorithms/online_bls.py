@@ -80,8 +80,8 @@ def cholesky_upper(
 
 
 class _ChunkedBLS(BLSClassifier):
-    """Learner whose update is one numba chunk kernel; ``learn_one`` calls it on one row,
-    so the per-sample and the chunked paths run the same compiled code."""
+    """Learner whose chunk step ``_run`` is (usually) one numba kernel; ``learn_one`` calls
+    it on one row, so the per-sample and the chunked paths run the same code."""
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
         raise NotImplementedError
@@ -198,7 +198,7 @@ class OnlineBLSGain(_ChunkedBLS):
 # --------------------------------------------------------------------------------------
 
 
-class _FreshCholeskyBLS(BLSClassifier):
+class _FreshCholeskyBLS(_ChunkedBLS):
     """Shared steps of Alg. 2 and of the ablation without EOUS: ``P ← d·P + a aᵀ`` with
     ``d = _decay()``, a fresh Cholesky of ``P + λI``, then Alg. 1's line 7."""
 
@@ -232,18 +232,12 @@ class _FreshCholeskyBLS(BLSClassifier):
         _raise_status(self, ck.solve_u_rows(self.U_, XT))
         self.W_ += XT.T
 
-    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Strict test-then-train over a chunk (the per-sample steps, features in bulk)."""
-        X, y = self._check_chunk(X, y)
-        out = np.empty(X.shape[0], dtype=np.int64)
-        start = self._warmup_many(X, y, out)
-        for s in range(start, X.shape[0], CHUNK):
-            e = min(s + CHUNK, X.shape[0])
-            A = self.features_.transform(X[s:e])
-            for i in range(e - s):
-                out[s + i] = self._predict_a(A[i])
-                self._learn_a(A[i], int(y[s + i]))
-        return out
+    def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
+        # the per-sample steps over a chunk of broad features (no fused kernel: O(m³) each)
+        for i in range(A.shape[0]):
+            pred[i] = self._predict_a(A[i])
+            self._learn_a(A[i], int(y[i]))
+        return ck.OK
 
 
 @register_algorithm("online_bls_ada")
