@@ -17,56 +17,21 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import platform
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from streamlearn import atomic
 
 SCHEMA_VERSION = 1
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory + rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, Path):
-        return str(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    text = json.dumps(obj, indent=1, sort_keys=False, default=_json_default, allow_nan=True)
-    atomic_write_bytes(path, (text + "\n").encode("utf-8"))
-
-
-def atomic_write_npz(path: Path, **arrays: np.ndarray) -> None:
-    import io
-
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    atomic_write_bytes(path, buf.getvalue())
+# The one atomic writer (temporary file + fsync + rename), re-exported under the names
+# the rest of the package uses.
+atomic_write_bytes = atomic.write_bytes
+atomic_write_json = atomic.write_json
+atomic_write_npz = atomic.write_npz
 
 
 def read_json(path: Path) -> dict[str, Any] | None:

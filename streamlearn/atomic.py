@@ -1,0 +1,123 @@
+"""The one atomic file writer of streamlearn: run records, tables, plots and data caches.
+
+A file is written to a temporary sibling (``.<name>.<random>.tmp``), flushed and
+``fsync``-ed, given the permissions a plain ``open()`` would give it (``0o666`` less the
+umask; ``mkstemp`` alone creates ``0o600``), renamed over the destination and the
+directory entry is ``fsync``-ed too. A reader therefore sees the old file or the new one,
+never a half-written one, even after a power cut.
+
+Operating-system failures (disk full, read-only directory, a name too long for the file
+system) raise :class:`OutputError`, a :class:`~streamlearn.base.UserError` that names the
+file, so the CLI prints a message instead of a traceback. Callers for which a write is
+optional (parsed-data caches) catch it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from streamlearn.base import UserError
+
+TMP_SUFFIX = ".tmp"
+
+
+class OutputError(UserError):
+    """An output file or directory cannot be written (disk full, read-only, bad name)."""
+
+    exit_code = 4
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``strerror`` with a hint for the common cases."""
+    import errno
+
+    hints = {
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exceeded",
+        errno.EROFS: "the file system is read-only",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "operation not permitted",
+        errno.ENAMETOOLONG: "a file name is too long for the file system (255 bytes at most)",
+        errno.ENOTDIR: "a part of the path is a file, not a directory",
+        errno.EISDIR: "the path is a directory",
+    }
+    return hints.get(exc.errno or -1, exc.strerror or str(exc))
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. on platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems refuse fsync on directories
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file, fsync, rename, fsync dir)."""
+    path = Path(path)
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.",
+                                   suffix=TMP_SUFFIX)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _FILE_MODE)
+        os.replace(tmp, path)
+        tmp = None
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise OutputError(f"Cannot write {path}: {describe_os_error(exc)} ({exc}).") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON (NumPy scalars and arrays converted), atomically."""
+    text = json.dumps(obj, indent=1, sort_keys=False, default=_json_default, allow_nan=True)
+    write_bytes(path, (text + "\n").encode("utf-8"))
+
+
+def write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """Write compressed ``.npz`` arrays atomically."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    write_bytes(path, buf.getvalue())
