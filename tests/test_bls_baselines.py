@@ -1,11 +1,11 @@
-"""Tests for the BLS baselines ``ibls``, ``ribls`` and ``bls_cil`` (spec §6, Appendix A).
+"""Tests for the BLS baselines ``ibls``, ``ribls`` and ``bls_cil`` (Online-BLS paper, Appendix A).
 
 Each recursion is compared after every step with a direct solve on the prefix:
 
-* RI-BLS — ``scipy.linalg.solve(AᵀA + λI, AᵀY)`` (ridge normal equations, spec §6.2);
+* RI-BLS — ``scipy.linalg.solve(AᵀA + λI, AᵀY)`` (ridge normal equations, Appendix A.2);
 * I-BLS — the Moore–Penrose pseudo-inverse solution ``A_k⁺ Y_k`` (``np.linalg.pinv``),
   in both Greville branches (``q ≠ 0`` while rows are independent, ``q = 0`` after);
-* BLS-CIL — the closed form of the objective its recursion minimises (spec §6.3):
+* BLS-CIL — the closed form of the objective its recursion minimises (Appendix A.3):
   ``K W = S`` with ``K = lam·I + Σ a aᵀ + Σ_{i≥2} λ_i δ_i δ_iᵀ``, ``S = Σ a yᵀ``.
 
 At ``λ = 1e-8`` on an ill-conditioned stream the normal-equation residuals are printed
@@ -20,8 +20,9 @@ import scipy.linalg
 from numpy.testing import assert_array_equal
 
 from streamlearn.algorithms.bls_cil import BLSCIL
+from streamlearn.algorithms.bls_linalg import explicit_inverse, rank_one_update
 from streamlearn.algorithms.ibls import IBLS
-from streamlearn.algorithms.ribls import RIBLS, explicit_inverse, rank_one_update
+from streamlearn.algorithms.ribls import RIBLS
 from streamlearn.base import UserError
 from streamlearn.registry import get_algorithm
 
@@ -100,7 +101,7 @@ def test_registered() -> None:
     assert get_algorithm("ibls") is IBLS
     assert get_algorithm("ribls") is RIBLS
     assert get_algorithm("bls_cil") is BLSCIL
-    assert BLSCIL().lam == 1.0  # identity ridge (spec §6.3), not the 1e-8 of the others
+    assert BLSCIL().lam == 1.0  # identity ridge (Appendix A.3), not the 1e-8 of the others
     assert (BLSCIL().lam1, BLSCIL().lam2) == (0.1, 0.1)
     assert IBLS().qtol == 1e-6 and IBLS().lam == 1e-8 and RIBLS().lam == 1e-8
 
@@ -149,7 +150,7 @@ def test_ribls_through_feature_map(seed: int) -> None:
     y = rng.integers(0, 3, size=50)
     learner = RIBLS(**SMALL, lam=1e-1, seed=seed)
     preds = _run(learner, X, y, 3)
-    assert preds[0] == 0  # W⁽⁰⁾ = 0 predicts class 0 (spec §1)
+    assert preds[0] == 0  # W⁽⁰⁾ = 0 predicts class 0 (Alg. 1 line 1)
     A = learner.features_.transform(X)
     Y = np.eye(3)[y]
     W = scipy.linalg.solve(A.T @ A + 0.1 * np.eye(A.shape[1]), A.T @ Y)
@@ -260,7 +261,7 @@ def _bls_cil_closed_form(
     A: np.ndarray, y: np.ndarray, c: int, lam: float, lam1: float, lam2: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``K``, ``S`` and ``W = K⁻¹S`` for the objective
-    ``‖AW − Y‖² + lam‖W‖² + Σ_{i≥2} λ_i ‖(a_i − a_{i−1})ᵀW‖²`` (spec §6.3)."""
+    ``‖AW − Y‖² + lam‖W‖² + Σ_{i≥2} λ_i ‖(a_i − a_{i−1})ᵀW‖²`` (Appendix A.3)."""
     m = A.shape[1]
     K = lam * np.eye(m) + A.T @ A
     for i in range(1, len(y)):
@@ -303,7 +304,7 @@ def test_bls_cil_closed_form_minimises_objective(seed: int) -> None:
     m, c, n = 12, 3, 40
     A, y = _gaussian_rows(seed, n, m, c)
     K, _, W = _bls_cil_closed_form(A, y, c, 1.0, 0.1, 0.1)
-    assert np.linalg.eigvalsh(K).min() >= 1.0 - 1e-9  # K ⪰ I for lam1 ≤ 1/4 (spec §6.3)
+    assert np.linalg.eigvalsh(K).min() >= 1.0 - 1e-9  # K ⪰ I for lam1 ≤ 1/4
     best = _bls_cil_objective(W, A, y, c, 1.0, 0.1, 0.1)
     rng = np.random.default_rng(seed)
     for _ in range(20):
@@ -350,7 +351,7 @@ def test_normal_equation_residual_ill_conditioned(seed: int) -> None:
         worst = 0.0
         for k in range(1, len(y) + 1):
             learner.learn_one(X[k - 1], int(y[k - 1]))
-            if name == "bls_cil":  # against its own K (spec §7.2 check 2)
+            if name == "bls_cil":  # against its own K
                 K, S, _ = _bls_cil_closed_form(A[:k], y[:k], c, 1.0, 0.1, 0.1)
                 rho = float(np.linalg.norm(K @ learner.W_ - S) / np.linalg.norm(S))
             else:

@@ -1,5 +1,5 @@
 """Online-BLS learners (``streamlearn/algorithms/online_bls.py``) and the shared broad feature
-map (``_bls_common.py``): weights against direct solves on every prefix, Algorithm 2 and
+map (``broad_learning.py``): weights against direct solves on every prefix, Algorithm 2 and
 its O(m²) variant against the recursions they implement, chunked ≡ per-sample paths,
 seeding, the feature map's draw order and the enhancement-scaling options."""
 
@@ -11,10 +11,11 @@ import scipy.linalg as sl
 from numpy.testing import assert_allclose, assert_array_equal
 
 import streamlearn.algorithms.online_bls as obls
-from streamlearn.algorithms._bls_common import BLSClassifier, BroadFeatureMap
+from streamlearn.algorithms.broad_learning import BLSClassifier, BroadFeatureMap
 from streamlearn.base import UserError
+from streamlearn.kernels.cholesky_update import chol_update, chol_update_unit
 from streamlearn.registry import ALGORITHMS
-from tests.reference import cholesky as ref
+from tests.reference import online_bls_loops as ref
 
 EXACT_RIDGE = ("online_bls", "online_bls_no_eous", "online_bls_fast", "online_bls_gain")
 ALL = (*EXACT_RIDGE, "online_bls_ada", "online_bls_ada_fast")
@@ -42,7 +43,8 @@ def _run_steps(learner, X, y):
 
 
 def _normal_eq_residual(K, S, W):
-    """ρ_k of spec §7.2 (K, S accumulated in extended precision)."""
+    """Relative residual ρ_k = ‖K W - S‖ / (‖K‖‖W‖ + ‖S‖) of the normal equations (eqs. 5–6;
+    K, S accumulated in extended precision)."""
     Wl = W.astype(np.longdouble)
     num = np.linalg.norm((K @ Wl - S).astype(np.float64))
     den = np.linalg.norm(K.astype(np.float64)) * np.linalg.norm(W) + np.linalg.norm(
@@ -97,8 +99,8 @@ def _residuals_at_tiny_lambda(name: str, seed: int, scale: float):
 @pytest.mark.parametrize("name", EXACT_RIDGE)
 def test_normal_equation_residual_at_paper_lambda(name, scale, seed):
     """λ = 1e-8 (paper §5.1): forward errors are ≈ u·κ(K) and not asserted; the
-    normal-equation residual ρ_k (spec §7.2 check 2) is, at a few times m·u. With inputs
-    ×100, κ(K) reaches ~1e14 (spec §11.1: permanent λ-eigenvalues)."""
+    normal-equation residual ρ_k is, at a few times m·u. With inputs ×100, κ(K) reaches
+    ~1e14 (for k < m, K keeps m - k eigenvalues equal to λ)."""
     rho, kappa, m = _residuals_at_tiny_lambda(name, seed, scale)
     print(
         f"\n{name} scale={scale:g} seed={seed}: max rho_k = {rho.max():.2e}, "
@@ -112,7 +114,7 @@ def test_normal_equation_residual_at_paper_lambda(name, scale, seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_eous_and_fresh_cholesky_predict_the_same(seed):
-    """Spec §11.13 (i): Ours, Ours w/o EOUS, the square-root and the gain forms: same labels."""
+    """Ours, Ours w/o EOUS (Table 3), the square-root and the gain forms: same labels."""
     X, y = _stream(seed, n=80)
     preds = {}
     for name in EXACT_RIDGE:
@@ -141,7 +143,8 @@ def test_gain_form_is_eq9_solution():
 
 def _ada_direct(A, y, c, lam, mu):
     """Alg. 2 by direct solves of (P_k + λI) W_k = a yᵀ + (μ P_(k-1) + λI) W_(k-1)
-    (spec §5.3), plus the exponentially weighted ridge solution (P_k + λI)⁻¹ S_k."""
+    (Alg. 2 line 6 with eqs. 9–10), plus the exponentially weighted ridge solution
+    (P_k + λI)⁻¹ S_k."""
     m = A.shape[1]
     P = np.zeros((m, m))
     S = np.zeros((m, c))
@@ -171,7 +174,7 @@ def test_ada_matches_algorithm2_recursion(seed, mu):
         assert err <= 1e-8, (k, err)
         gap = max(gap, np.linalg.norm(Ws[k] - Wridge[k]) / np.linalg.norm(Wridge[k]))
     # the residual form with an undecayed λ is not the exponentially weighted ridge
-    # solution (an extra (1-μ)λW^(k-1) each step, spec §5.3): the gap is real
+    # solution (an extra (1-μ)λW^(k-1) each step): the gap is real
     print(f"\nAlg. 2 vs exponentially weighted ridge, mu={mu}, lam={lam}: max rel gap {gap:.2e}")
     assert gap > 1e-6
 
@@ -299,8 +302,8 @@ def test_ada_fast_regulariser_survives_long_streams():
     work, v = np.empty(m), np.empty(m)
     rho2 = (1 - mu) * lam * m
     for k in range(8000):
-        obls.ck.chol_update_unit(U, k % m, np.sqrt(rho2 / mu), work)
-        obls.ck.chol_update(U, np.zeros(m), np.sqrt(mu), work, v)
+        chol_update_unit(U, k % m, np.sqrt(rho2 / mu), work)
+        chol_update(U, np.zeros(m), np.sqrt(mu), work, v)
     D = np.diag(np.triu(U).T @ np.triu(U))
     floor = rho2 * mu ** (m - 1) / (1 - mu**m)
     assert D.min() == pytest.approx(floor, rel=1e-6)
@@ -407,7 +410,7 @@ def test_non_finite_input_raises():
 
 
 # --------------------------------------------------------------------------------------
-# Broad feature map (spec §2) and the enhancement scaling options
+# Broad feature map (eqs. 1, 28, 3) and the enhancement scaling options
 # --------------------------------------------------------------------------------------
 
 

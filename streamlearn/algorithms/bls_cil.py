@@ -1,8 +1,7 @@
 """BLS-CIL baseline: BLS with a class-correlation regulariser, fed one sample at a time.
 
 Du et al. (2024), as transcribed in Appendix A.3 of C. Lei et al., *Online-BLS: An Accurate
-and Efficient Online Broad Learning System for Data Stream Classification* (spec
-``../shared/papers/online_bls.md`` §6.3, §11.8, §12 row 11). Each step adds
+and Efficient Online Broad Learning System for Data Stream Classification*. Each step adds
 ``H = a aᵀ + λ_k δ δᵀ`` (``δ = a_k − a_{k-1}``, consecutive samples in stream order) to
 ``K`` and inverts ``K`` explicitly — the ``O(m³)`` cost of Table 1, kept on purpose.
 """
@@ -14,13 +13,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms._bls_common import BLSClassifier
-from streamlearn.algorithms.ribls import (
+from streamlearn.algorithms.bls_linalg import (
     INVERSE_IMPLS,
     check_finite_weights,
     explicit_inverse,
     rank_one_update,
 )
+from streamlearn.algorithms.broad_learning import BLSClassifier
 from streamlearn.base import Constraint, Interval, Options
 from streamlearn.registry import register_algorithm
 
@@ -33,7 +32,7 @@ class BLSCIL(BLSClassifier):
 
     With ``K⁽⁰⁾ = lam·I`` (the paper: identity, so ``lam`` defaults to 1 here, not 1e-8) and
     ``W⁽⁰⁾ = 0``, each sample ``a = a_k`` with one-hot label ``y = y_k`` is learned as
-    (Appendix A.3, spec §6.3)::
+    (Appendix A.3)::
 
         λ_k = −lam1 if y_k ≠ y_{k−1},  +lam2 if y_k = y_{k−1}   (λ_1 = 0: no pair at k = 1)
         H   = a aᵀ + λ_k (a_{k−1}a_{k−1}ᵀ − a a_{k−1}ᵀ + a aᵀ − a_{k−1} aᵀ)
@@ -44,21 +43,21 @@ class BLSCIL(BLSClassifier):
     so that ``K⁽ᵏ⁾ W⁽ᵏ⁾ = Σ a_i y_iᵀ`` with ``K⁽ᵏ⁾ = lam·I + Σ a_i a_iᵀ + Σ_{i≥2} λ_i δ_i δ_iᵀ``:
     ``W⁽ᵏ⁾`` minimises ``‖A W − Y‖² + lam‖W‖² + Σ_{i≥2} λ_i ‖δ_iᵀ W‖²`` (same-class neighbours
     pulled together, different-class neighbours pushed apart). ``K`` stays positive definite
-    (``K ⪰ lam·I``) whenever ``lam1 ≤ 1/4`` (spec §6.3). ``H W`` is formed in ``O(mc)``.
-    The first sample is predicted with ``W⁽⁰⁾ = 0`` (spec §1).
+    (``K ⪰ lam·I``) whenever ``lam1 ≤ 1/4``. ``H W`` is formed in ``O(mc)``.
+    The first sample is predicted with ``W⁽⁰⁾ = 0`` (§3.1).
 
     Parameters
     ----------
     n1, n2, n3, n4, enh_scale, enh_shrink, shrink_source, shrink_warmup, input_low,
     input_high, row_zscore, orth_enhancement, seed
-        As in :class:`~streamlearn.algorithms._bls_common.BLSClassifier`.
+        As in :class:`~streamlearn.algorithms.broad_learning.BLSClassifier`.
     lam
         Ridge weight of ``K⁽⁰⁾`` (paper: 1, i.e. ``K⁽¹⁾ = I + a₁a₁ᵀ``).
     lam1, lam2
         Weights of the different-class and same-class pair terms (paper §5.1: 0.1 each;
         the original BLS-CIL paper used 1).
     inverse
-        Inverse routine (see :func:`streamlearn.algorithms.ribls.explicit_inverse`).
+        Inverse routine (see :func:`streamlearn.algorithms.bls_linalg.explicit_inverse`).
 
     Attributes
     ----------

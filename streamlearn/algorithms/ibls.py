@@ -1,14 +1,12 @@
 """I-BLS baseline: the incremental BLS of Chen & Liu (2018), Greville's pseudo-inverse update.
 
 As transcribed in Appendix A.1 of C. Lei et al., *Online-BLS: An Accurate and Efficient
-Online Broad Learning System for Data Stream Classification* (spec
-``../shared/papers/online_bls.md`` §6.1, §11.7, §12 rows 8–10). The method keeps every broad
+Online Broad Learning System for Data Stream Classification*. The method keeps every broad
 feature seen so far, ``A_k`` (``k × m``), and its (regularised) pseudo-inverse ``A_k⁺``
 (``m × k``), so its memory and per-step work grow linearly with ``k``; and it branches on
 an exact-arithmetic test "``q = 0``" that the paper never turns into a tolerance. The
-outcome of a run is decided by that test (spec §6.1): the tolerance is the ``qtol``
-parameter. Both weaknesses are kept on purpose — they are what Table 3 and Figure 1 of
-the paper measure.
+outcome of a run is decided by that test: the tolerance is the ``qtol`` parameter. Both
+weaknesses are kept on purpose — they are what Table 3 and Figure 1 of the paper measure.
 """
 
 from __future__ import annotations
@@ -18,13 +16,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms._bls_common import BLSClassifier
-from streamlearn.algorithms.ribls import (
+from streamlearn.algorithms.bls_linalg import (
     INVERSE_IMPLS,
     check_finite_weights,
     explicit_inverse,
     rank_one_update,
 )
+from streamlearn.algorithms.broad_learning import BLSClassifier
 from streamlearn.base import Constraint, Interval, Options, UserError
 from streamlearn.registry import register_algorithm
 
@@ -36,7 +34,7 @@ class IBLS(BLSClassifier):
     """I-BLS baseline: Greville pseudo-inverse update of the broad features (Chen & Liu 2018).
 
     With ``A⁺`` the pseudo-inverse of the rows seen so far, each sample ``a = a_k`` is
-    learned as (Appendix A.1, spec §6.1; ``d``, ``q``, ``f`` are the paper's ``D``, ``Q``,
+    learned as (Appendix A.1; ``d``, ``q``, ``f`` are the paper's ``D``, ``Q``,
     ``F``, vectors here)::
 
         k = 1:   f = (a₁ᵀ)⁺ = (a₁ a₁ᵀ + λI)⁻¹ a₁ = a₁ / (a₁ᵀa₁ + λ)
@@ -46,28 +44,28 @@ class IBLS(BLSClassifier):
                  A⁺ <- [A⁺ − f dᵀ | f]
         W <- W + f (yᵀ − aᵀ W)                       (= A_k⁺ Y_k, O(mc))
 
-    ``y`` is the one-hot label; the first sample is predicted with ``W⁽⁰⁾ = 0`` (spec §1).
+    ``y`` is the one-hot label; the first sample is predicted with ``W⁽⁰⁾ = 0`` (§3.1).
     With ``lam = 0`` this is Greville's exact recursion for the Moore–Penrose inverse.
 
-    The paper gives no tolerance for ``q = 0`` (spec §12 row 8): ``qtol = 1e-6`` (relative)
-    is the spec default; ``qtol = 0`` is the literal exact test. The branch counts are kept
+    The paper gives no tolerance for ``q = 0``: ``qtol = 1e-6`` (relative) is the
+    default; ``qtol = 0`` is the literal exact test. The branch counts are kept
     in ``n_q_nonzero_`` / ``n_q_zero_``.
 
     Parameters
     ----------
     n1, n2, n3, n4, lam, enh_scale, enh_shrink, shrink_source, shrink_warmup, input_low,
     input_high, row_zscore, orth_enhancement, seed
-        As in :class:`~streamlearn.algorithms._bls_common.BLSClassifier` (paper:
+        As in :class:`~streamlearn.algorithms.broad_learning.BLSClassifier` (paper:
         ``λ = 1e-8``); here ``lam = 0`` is allowed (exact Greville, closed-form mode only).
     qtol
         Relative zero test: ``q`` counts as zero iff ``‖q‖₂ ≤ qtol·‖a_k‖₂``.
     pinv_mode
-        ``"closed_form"`` computes ``(qᵀ)⁺ = q / (qᵀq + λ)`` in ``O(m)`` (spec default);
+        ``"closed_form"`` computes ``(qᵀ)⁺ = q / (qᵀq + λ)`` in ``O(m)`` (the default);
         ``"explicit"`` computes ``(λI + q qᵀ)⁻¹ q`` with an explicit ``m × m`` inverse, as the
         public BLS code does — the ``O(m³)`` entry of Table 1 (slow; needs ``lam > 0``).
     inverse
         Inverse routine for ``pinv_mode="explicit"`` (see
-        :func:`streamlearn.algorithms.ribls.explicit_inverse`).
+        :func:`streamlearn.algorithms.bls_linalg.explicit_inverse`).
 
     Attributes
     ----------

@@ -2,11 +2,11 @@
 (forgetting factor) and O(m²) variants.
 
 C. Lei, G.-Z. Chen, C. L. P. Chen, T. Zhang, *Online-BLS: An Accurate and Efficient Online
-Broad Learning System for Data Stream Classification*; spec
-``../shared/papers/online_bls.md`` §3–§5 and §11.5. All learners share the broad feature
-map of :mod:`streamlearn.algorithms._bls_common` and the numba kernels of
-:mod:`streamlearn.kernels.cholesky`; the Cholesky factor ``K = LLᵀ`` is stored as
-``U_ = Lᵀ`` (upper triangle of a C-contiguous array, spec §4.3).
+Broad Learning System for Data Stream Classification*, §3.2–§3.5. All learners share the
+broad feature map of :mod:`streamlearn.algorithms.broad_learning`; their steps are the
+numba kernels of :mod:`streamlearn.kernels.cholesky_update` and
+:mod:`streamlearn.kernels.online_bls_loops`. The Cholesky factor ``K = LLᵀ`` is stored as
+``U_ = Lᵀ`` (upper triangle of a C-contiguous array).
 
 ================================  =========================================  ==============
 name                              update of ``W`` per sample                 cost (flops)
@@ -22,61 +22,48 @@ name                              update of ``W`` per sample                 cos
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.linalg import lapack
 
-from streamlearn.algorithms._bls_common import BLSClassifier
+from streamlearn.algorithms.bls_linalg import cholesky_upper
+from streamlearn.algorithms.broad_learning import BLSClassifier
 from streamlearn.base import Constraint, Interval, Options, UserError
-from streamlearn.kernels import cholesky as ck
+from streamlearn.kernels.broad_features import argmax_first, scores
+from streamlearn.kernels.cholesky_update import (
+    CholeskyStatus,
+    decay_add_outer,
+    decay_add_outer_upper,
+    solve_u,
+    solve_u_rows,
+    solve_ut,
+    solve_ut_rows,
+)
+from streamlearn.kernels.online_bls_loops import (
+    ada_gain_run,
+    gain_run,
+    obls_run,
+    predict_residual,
+    sqrt_run,
+)
 from streamlearn.registry import register_algorithm
-
-logger = logging.getLogger(__name__)
 
 CHUNK = 512  # rows of broad features materialised at once by predict_learn_many
 
 _STATUS = {
-    ck.NONFINITE: "a non-finite value appeared",
-    ck.NOT_PD: "the Cholesky factor lost positive definiteness",
+    CholeskyStatus.NONFINITE: "a non-finite value appeared",
+    CholeskyStatus.NOT_PD: "the Cholesky factor lost positive definiteness",
 }
 
 
 def _raise_status(learner: BLSClassifier, status: int) -> None:
-    if status != ck.OK:
+    if status != CholeskyStatus.OK:
         raise UserError(
             f"{type(learner).__name__}: {_STATUS.get(status, f'kernel status {status}')} "
             "(check the input scaling: very large broad features overflow the factor)."
         )
-
-
-def cholesky_upper(
-    P: np.ndarray, lam: float, who: str, max_retries: int = 16
-) -> tuple[np.ndarray, int]:
-    """Upper factor ``U`` of ``P + λI`` (LAPACK ``dpotrf``; only the upper triangle of
-    the C-ordered ``P`` is read), retrying with ``λ·10^j``, ``j = 1, 2, …`` on failure
-    (spec §11.2); returns ``(U, retries)``; every retry is logged."""
-    diag = np.arange(P.shape[0])
-    for j in range(max_retries + 1):
-        lam_j = lam * 10.0**j
-        M = P.copy()
-        M[diag, diag] += lam_j
-        # M.T is an F-ordered view whose lower triangle is M's upper triangle; its lower
-        # factor in F order is the upper factor U = Lᵀ in C order.
-        L, info = lapack.dpotrf(M.T, lower=1, clean=1, overwrite_a=1)
-        if info == 0:
-            return np.ascontiguousarray(L.T), j
-        logger.info(
-            "%s: Cholesky of P + λI failed (info=%d) at λ=%g; retrying with λ=%g",
-            who,
-            info,
-            lam_j,
-            lam_j * 10.0,
-        )
-    raise UserError(f"{who}: Cholesky of P + λI failed even with λ·10^{max_retries}.")
 
 
 class _ChunkedBLS(BLSClassifier):
@@ -114,14 +101,14 @@ class OnlineBLS(_ChunkedBLS):
     """Online-BLS (Alg. 1): Cholesky-based ridge weights (EWEA) with rank-one factor updates (EOUS).
 
     For each sample: predict ``ŷ = W^(k-1)ᵀ a`` (line 5); update the factor of
-    ``K^(k) = K^(k-1) + a aᵀ`` by ``m`` Givens rotations (line 6, eq. 15, EOUS; spec §4 with
-    the [T] corrections and the Remark 1 guard); solve ``K^(k) ΔW = a (y - ŷ)ᵀ`` (eq. 9) by
+    ``K^(k) = K^(k-1) + a aᵀ`` by ``m`` Givens rotations (line 6, eq. 15, EOUS, with the
+    corrected ``G_i`` and the Remark 1 guard); solve ``K^(k) ΔW = a (y - ŷ)ᵀ`` (eq. 9) by
     forward and backward substitution with the ``c`` columns of ``B`` (line 7, eqs. 13–14
     with corrected indices); ``W += ΔW`` (eq. 10). ``W^(0) = 0``, ``L^(0) = √λ I`` (line 1).
     ``W^(k)`` is the ridge solution ``(AᵀA + λI)⁻¹AᵀY`` of the prefix. Cost
     ``3m² + 2m²c`` flops per sample.
 
-    Parameters are those of :class:`~streamlearn.algorithms._bls_common.BLSClassifier`.
+    Parameters are those of :class:`~streamlearn.algorithms.broad_learning.BLSClassifier`.
 
     Attributes
     ----------
@@ -139,24 +126,24 @@ class OnlineBLS(_ChunkedBLS):
         self._XT = np.empty((c, m))
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
-        return ck.obls_run(self.U_, self.W_, A, y, pred, self._work, self._v, self._r, self._XT)
+        return obls_run(self.U_, self.W_, A, y, pred, self._work, self._v, self._r, self._XT)
 
 
 @register_algorithm("online_bls_gain")
 class OnlineBLSGain(_ChunkedBLS):
     """Online-BLS, gain-vector form: the same ridge weights as Alg. 1 in O(m²) per sample.
 
-    Beyond the paper (issue 4, spec §3.4 "optional shortcut"). Since ``B = a rᵀ`` in eq. 9
-    has rank one, ``ΔW = K⁻¹ a rᵀ = g rᵀ`` with the gain ``g = K^(k)⁻¹ a``. After the EOUS
-    update of the factor, ``g`` comes from two triangular solves with the updated factor:
-    ``v = U⁻ᵀ a`` — obtained from the Givens rotations themselves at no extra pass,
-    ``v_i = s_i Π_{j<i} c_j`` (see :func:`~streamlearn.kernels.cholesky.chol_update`) — and
-    ``g = U⁻¹ v`` (backward substitution); then ``W += g (y - ŷ)ᵀ``.
+    Beyond the paper. Since ``B = a rᵀ`` in eq. 9 has rank one, ``ΔW = K⁻¹ a rᵀ = g rᵀ``
+    with the gain ``g = K^(k)⁻¹ a``. After the EOUS update of the factor, ``g`` comes from
+    two triangular solves with the updated factor: ``v = U⁻ᵀ a`` — obtained from the Givens
+    rotations themselves at no extra pass, ``v_i = s_i Π_{j<i} c_j`` (see
+    :func:`~streamlearn.kernels.cholesky_update.chol_update`) — and ``g = U⁻¹ v``
+    (backward substitution); then ``W += g (y - ŷ)ᵀ``.
 
     Algebra: if ``K^(k-1) W^(k-1) = S^(k-1)`` then ``K^(k) (W^(k-1) + g rᵀ) =
     K^(k-1) W^(k-1) + a aᵀ W^(k-1) + a (yᵀ - aᵀ W^(k-1)) = S^(k-1) + a yᵀ = S^(k)``: the
     ridge solution of the prefix, exactly as Alg. 1. In floating point the two differ at
-    the forward-error level ``≈ u κ(K)`` (spec §3.4). Cost ``3m² + 2m² + 2mc`` flops
+    the forward-error level ``≈ u κ(K)``. Cost ``3m² + 2m² + 2mc`` flops
     instead of ``3m² + 2m²c``.
 
     Attributes
@@ -178,7 +165,7 @@ class OnlineBLSGain(_ChunkedBLS):
         self._r = np.empty(c)
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
-        return ck.gain_run(
+        return gain_run(
             self.U_,
             self.W_,
             A,
@@ -223,13 +210,13 @@ class _FreshCholeskyBLS(_ChunkedBLS):
 
     def _learn_a(self, a: np.ndarray, y: int) -> None:
         r = self._r
-        ck._residual(a, self.W_, y, r)
-        ck.decay_add_outer(self.P_, a, self._decay())
+        predict_residual(a, self.W_, y, r)
+        decay_add_outer(self.P_, a, self._decay())
         self._factor()
         XT = self._XT
         np.multiply(r[:, None], a[None, :], out=XT)
-        _raise_status(self, ck.solve_ut_rows(self.U_, XT))
-        _raise_status(self, ck.solve_u_rows(self.U_, XT))
+        _raise_status(self, solve_ut_rows(self.U_, XT))
+        _raise_status(self, solve_u_rows(self.U_, XT))
         self.W_ += XT.T
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
@@ -237,21 +224,21 @@ class _FreshCholeskyBLS(_ChunkedBLS):
         for i in range(A.shape[0]):
             pred[i] = self._predict_a(A[i])
             self._learn_a(A[i], int(y[i]))
-        return ck.OK
+        return CholeskyStatus.OK
 
 
 @register_algorithm("online_bls_ada")
 class OnlineBLSAda(_FreshCholeskyBLS):
     """Online-BLS (Ada.) (Alg. 2): forgetting factor μ, fresh Cholesky of μP + aaᵀ + λI each step.
 
-    Exactly as written (spec §5.3): ``P^(k) = μ P^(k-1) + a aᵀ`` (``P^(0) = 0``),
+    Exactly as written (Alg. 2 line 6): ``P^(k) = μ P^(k-1) + a aᵀ`` (``P^(0) = 0``),
     ``L = Chol(P^(k) + λI)`` (LAPACK ``dpotrf``), then line 7 of Alg. 1 unchanged:
     ``ΔW = L⁻ᵀ L⁻¹ a (y - ŷ)ᵀ`` with the ``c``-column substitutions, ``W += ΔW``. Because
     the residual form keeps an undecayed ``λ``, the iterate solves
-    ``(P^(k) + λI) W^(k) = a yᵀ + (μ P^(k-1) + λI) W^(k-1)`` (spec §5.3), not the
+    ``(P^(k) + λI) W^(k) = a yᵀ + (μ P^(k-1) + λI) W^(k-1)`` (eqs. 9–10), not the
     exponentially weighted ridge problem. ``O(m³)`` per sample.
 
-    If the Cholesky factorisation fails (``P + λI`` numerically indefinite, spec §11.2),
+    If the Cholesky factorisation fails (``P + λI`` numerically indefinite),
     the step is retried with ``λ·10^j``, ``j = 1, 2, …``; every retry is logged and
     counted in ``n_chol_retries_``.
 
@@ -269,7 +256,7 @@ class OnlineBLSAda(_FreshCholeskyBLS):
     U_
         Upper Cholesky factor of ``P^(k) + λI`` of the last step.
     n_chol_retries_
-        Number of factorisation retries with a larger ``λ`` (spec §11.2).
+        Number of factorisation retries with a larger ``λ``.
     """
 
     _constraints: ClassVar[dict[str, Constraint]] = {
@@ -295,9 +282,9 @@ class OnlineBLSNoEOUS(_FreshCholeskyBLS):
     """Online-BLS w/o EOUS (ablation): fresh Cholesky of K = λI + Σ aaᵀ every step, O(m³).
 
     Alg. 1 with line 6 replaced by an explicit accumulation and a fresh factorisation
-    (paper §5.3, Table 3 "Ours w/o EOUS"); implemented as Alg. 2 with ``μ = 1`` (spec §5.2,
-    identical mathematics). Same predictions as ``online_bls`` up to rounding. Cholesky
-    failures are retried with a larger ``λ`` and counted (spec §11.2).
+    (paper §5.3, Table 3 "Ours w/o EOUS"); implemented as Alg. 2 with ``μ = 1`` (identical
+    mathematics). Same predictions as ``online_bls`` up to rounding. Cholesky failures are
+    retried with a larger ``λ`` and counted.
 
     Parameters are those of BLSClassifier.
     """
@@ -307,12 +294,12 @@ class OnlineBLSNoEOUS(_FreshCholeskyBLS):
 class OnlineBLSAdaFast(OnlineBLSGain):
     """Online-BLS (Ada.) with the O(m²) rank-one factor update and exact periodic refreshes.
 
-    Beyond the paper (issue 4; spec §11.5). Alg. 2 refactorises ``P^(k) + λI`` every
-    sample (``O(m³)``). Here, per sample: ``P ← μP + a aᵀ`` (Alg. 2 line 6, kept
-    explicitly, upper triangle) and the factor follows by forgetting plus EOUS,
-    ``K ← μK + a aᵀ`` (one Givens sweep with ``β = √μ``, ``O(m²)``), then the gain step of
-    ``online_bls_gain``, ``W += K⁻¹a (y - ŷ)ᵀ`` (Alg. 2's line 7, residual form). Scaling
-    the factor also scales the regulariser: ``K = P + μᵗλI`` after ``t`` such steps
+    Beyond the paper. Alg. 2 refactorises ``P^(k) + λI`` every sample (``O(m³)``). Here,
+    per sample: ``P ← μP + a aᵀ`` (Alg. 2 line 6, kept explicitly, upper triangle) and the
+    factor follows by forgetting plus EOUS, ``K ← μK + a aᵀ`` (one Givens sweep with
+    ``β = √μ``, ``O(m²)``), then the gain step of ``online_bls_gain``,
+    ``W += K⁻¹a (y - ŷ)ᵀ`` (Alg. 2's line 7, residual form). Scaling the factor also
+    scales the regulariser: ``K = P + μᵗλI`` after ``t`` such steps
     (``0.99^70000`` would underflow). Two ways to keep it (``regulariser``):
 
     ``"refresh"`` (default)
@@ -349,7 +336,7 @@ class OnlineBLSAdaFast(OnlineBLSGain):
     P_
         ``Σ μ^(k-i) a_i a_iᵀ`` (upper triangle; ``"refresh"`` only).
     n_refreshes_, n_chol_retries_
-        Exact refactorisations done, and those retried with a larger ``λ`` (spec §11.2).
+        Exact refactorisations done, and those retried with a larger ``λ``.
     """
 
     _constraints: ClassVar[dict[str, Constraint]] = {
@@ -392,17 +379,17 @@ class OnlineBLSAdaFast(OnlineBLSGain):
     def _refresh_step(self, a: np.ndarray, label: int) -> tuple[int, int]:
         """One step of Alg. 2 as written: ``P ← μP + aaᵀ``, ``U = chol(P + λI)``, gain."""
         r = self._r
-        pred = ck._residual(a, self.W_, label, r)
-        ck.decay_add_outer_upper(self.P_, a, float(self.mu))
+        pred = predict_residual(a, self.W_, label, r)
+        decay_add_outer_upper(self.P_, a, float(self.mu))
         self.U_, retries = cholesky_upper(self.P_, float(self.lam), type(self).__name__)
         self.n_chol_retries_ += retries
         self.n_refreshes_ += 1
         g = self._v
         g[:] = a
-        status = ck.solve_ut(self.U_, g)
-        if status == ck.OK:
-            status = ck.solve_u(self.U_, g)
-        if status == ck.OK:
+        status = solve_ut(self.U_, g)
+        if status == CholeskyStatus.OK:
+            status = solve_u(self.U_, g)
+        if status == CholeskyStatus.OK:
             self.W_ += np.outer(g, r)
         return pred, status
 
@@ -413,37 +400,36 @@ class OnlineBLSAdaFast(OnlineBLSGain):
         while s < n:
             e = min(n, s + T - 1 - self.since_refresh_)  # rank-one steps before a refresh
             if e > s:
-                status = ck.ada_gain_run(
+                status = ada_gain_run(
                     self.U_, self.P_, self.W_, A[s:e], y[s:e], pred[s:e], float(self.mu),
                     self._work, self._v, self._r,
                 )
-                if status != ck.OK:
+                if status != CholeskyStatus.OK:
                     return status
                 self.since_refresh_ += e - s
                 s = e
             if s < n:
                 pred[s], status = self._refresh_step(A[s], int(y[s]))
-                if status != ck.OK:
+                if status != CholeskyStatus.OK:
                     return status
                 self.since_refresh_ = 0
                 s += 1
-        return ck.OK
+        return CholeskyStatus.OK
 
 
 @register_algorithm("online_bls_fast")
 class OnlineBLSFast(_ChunkedBLS):
     """Online-BLS, square-root information form: Alg. 1's ridge weights, one factor sweep.
 
-    Beyond the paper (issue 4's ``online_bls_fast``; the fastest exact form here). Keeps
-    the EOUS factor ``U`` of
+    Beyond the paper (the fastest exact form here). Keeps the EOUS factor ``U`` of
     ``K = λI + Σ a aᵀ`` and ``Z = U⁻ᵀ S`` with ``S = Σ a yᵀ`` instead of ``W``; then
     ``W = U⁻¹ Z = K⁻¹ S`` is exactly the ridge solution of the prefix (Alg. 1's weights,
-    in the direct form of spec §3.5: no error propagates through ``W^(k-1)``). Per sample,
-    one pass over the rows of ``U`` computes ``q = U⁻ᵀ a`` with the rows before they are
-    rotated and applies the EOUS Givens rotations; the prediction is ``ŷ = Zᵀ q`` and the
-    same rotations applied to ``[yᵀ; Z]`` (``O(mc)``) keep ``U_newᵀ Z_new = S + a yᵀ``
-    (this is QR-decomposition RLS). ``W_`` is computed on access by a backward
-    substitution (``O(m²c)``); prediction and update never form it.
+    from the normal equations ``K W = S`` of eqs. 5–6: no error propagates through
+    ``W^(k-1)``). Per sample, one pass over the rows of ``U`` computes ``q = U⁻ᵀ a`` with
+    the rows before they are rotated and applies the EOUS Givens rotations (eq. 15); the
+    prediction is ``ŷ = Zᵀ q`` and the same rotations applied to ``[yᵀ; Z]`` (``O(mc)``)
+    keep ``U_newᵀ Z_new = S + a yᵀ`` (this is QR-decomposition RLS). ``W_`` is computed on
+    access by a backward substitution (``O(m²c)``); prediction and update never form it.
 
     Per sample ``≈ 5m² + 8mc`` flops and a single read/write sweep of ``U``, against
     ``online_bls_gain``'s update sweep plus a read sweep for ``g = U⁻¹v``.
@@ -472,7 +458,7 @@ class OnlineBLSFast(_ChunkedBLS):
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:
         XT = np.ascontiguousarray(self.Z_.T)
-        _raise_status(self, ck.solve_u_rows(self.U_, XT))
+        _raise_status(self, solve_u_rows(self.U_, XT))
         return XT.T.copy()
 
     @W_.setter
@@ -484,12 +470,12 @@ class OnlineBLSFast(_ChunkedBLS):
     def _predict_a(self, a: np.ndarray) -> int:
         q = self._q[0]
         q[:] = a
-        _raise_status(self, ck.solve_ut(self.U_, q))
-        ck.scores(q, self.Z_, self._yh)
-        return int(ck.argmax_first(self._yh))
+        _raise_status(self, solve_ut(self.U_, q))
+        scores(q, self.Z_, self._yh)
+        return int(argmax_first(self._yh))
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
-        return ck.sqrt_run(
+        return sqrt_run(
             self.U_,
             self.Z_,
             A,

@@ -1,11 +1,11 @@
 """RI-BLS baseline: robust incremental BLS with two memory matrices and an explicit inverse.
 
 Zhong et al. (2024), as transcribed in Appendix A.2 of C. Lei et al., *Online-BLS: An
-Accurate and Efficient Online Broad Learning System for Data Stream Classification*
-(spec ``../shared/papers/online_bls.md`` §6.2). It solves the same ridge normal equations
-as Online-BLS, but through an explicit ``m × m`` inverse at every step — the numerical
-weakness (error of order ``u·κ(K)``, ``κ`` up to ``1e16`` at ``λ = 1e-8``) that Table 3 of
-the paper measures, and the ``O(m³)`` cost that Figure 1 measures. Both are kept on purpose.
+Accurate and Efficient Online Broad Learning System for Data Stream Classification*. It
+solves the same ridge normal equations (eqs. 5–6) as Online-BLS, but through an explicit
+``m × m`` inverse at every step — the numerical weakness (error of order ``u·κ(K)``,
+eq. 26; ``κ`` up to ``1e16`` at ``λ = 1e-8``) that Table 3 of the paper measures, and the
+``O(m³)`` cost that Figure 1 measures. Both are kept on purpose.
 """
 
 from __future__ import annotations
@@ -14,81 +14,42 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg.blas import dger
 
-from streamlearn.algorithms._bls_common import BLSClassifier
-from streamlearn.base import Constraint, Options, UserError
+from streamlearn.algorithms.bls_linalg import (
+    INVERSE_IMPLS,
+    check_finite_weights,
+    explicit_inverse,
+    rank_one_update,
+)
+from streamlearn.algorithms.broad_learning import BLSClassifier
+from streamlearn.base import Constraint, Options
 from streamlearn.registry import register_algorithm
 
-__all__ = ["RIBLS", "explicit_inverse", "rank_one_update"]
-
-INVERSE_IMPLS = ("numpy", "getri")
-
-
-def explicit_inverse(M: np.ndarray, impl: str = "numpy") -> np.ndarray:
-    """Explicit inverse of a square matrix through an LU factorisation.
-
-    ``impl="numpy"`` is ``numpy.linalg.inv`` (LAPACK ``gesv`` against the identity; the
-    spec §6.2 default); ``impl="getri"`` is ``scipy.linalg.inv`` (``getrf`` + ``getri``,
-    the textbook explicit inverse, about twice as fast at ``m = 1100``). Both are
-    inverse-based in the sense of the paper's eq. (26). ``M`` is not modified.
-
-    Raises
-    ------
-    UserError
-        If LAPACK reports an exactly singular matrix.
-    """
-    try:
-        if impl == "getri":
-            return scipy.linalg.inv(M, check_finite=False)
-        return np.linalg.inv(M)
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise UserError(
-            f"explicit inverse failed ({exc}); the regularised Gram matrix is numerically "
-            "singular — an inverse-based BLS baseline cannot continue on this stream"
-        ) from exc
-
-
-def rank_one_update(M: np.ndarray, alpha: float, x: np.ndarray, y: np.ndarray) -> None:
-    """In place ``M += alpha · x yᵀ`` for a C-contiguous ``M`` (BLAS ``dger``, no temporary)."""
-    # M is C-contiguous, so M.T is Fortran-contiguous and dger can overwrite it in place:
-    # M.T += alpha · y xᵀ  <=>  M += alpha · x yᵀ.
-    out = dger(alpha, y, x, a=M.T, overwrite_a=1)
-    if not np.may_share_memory(out, M):  # pragma: no cover - defensive (old SciPy)
-        M[...] = out.T
-
-
-def check_finite_weights(W: np.ndarray, name: str, k: int) -> None:
-    """Raise a :class:`UserError` if an update produced non-finite weights."""
-    if not np.isfinite(W).all():
-        raise UserError(
-            f"{name}: the output weights became non-finite at sample {k}; the method's "
-            "inverse/pseudo-inverse update broke down on this stream"
-        )
+__all__ = ["RIBLS"]
 
 
 @register_algorithm("ribls")
 class RIBLS(BLSClassifier):
     """RI-BLS baseline: memory matrices U, V and an explicit inverse every step (Zhong 2024).
 
-    For each sample (spec §6.2, paper Appendix A.2)::
+    For each sample (Appendix A.2)::
 
         U <- U + a aᵀ,   V <- V + a yᵀ          (U⁽⁰⁾ = 0, V⁽⁰⁾ = 0)
         W <- inv(U + λ I) @ V
 
     ``y`` is the one-hot label; the first sample is the paper's "initialization training
-    phase" (the same formula at ``k = 1``) and is predicted with ``W⁽⁰⁾ = 0`` (spec §1).
+    phase" (the same formula at ``k = 1``) and is predicted with ``W⁽⁰⁾ = 0`` (§3.1).
     ``O(m³ + m²c)`` per step (Table 1).
 
     Parameters
     ----------
     n1, n2, n3, n4, lam, enh_scale, enh_shrink, shrink_source, shrink_warmup, input_low,
     input_high, row_zscore, orth_enhancement, seed
-        As in :class:`~streamlearn.algorithms._bls_common.BLSClassifier` (paper: ``λ = 1e-8``).
+        As in :class:`~streamlearn.algorithms.broad_learning.BLSClassifier` (paper: ``λ = 1e-8``).
     inverse
-        ``"numpy"`` (``numpy.linalg.inv``, spec default) or ``"getri"``
-        (``scipy.linalg.inv``, faster); see :func:`explicit_inverse`.
+        ``"numpy"`` (``numpy.linalg.inv``, the default) or ``"getri"``
+        (``scipy.linalg.inv``, faster); see
+        :func:`~streamlearn.algorithms.bls_linalg.explicit_inverse`.
 
     Attributes
     ----------

@@ -1,5 +1,11 @@
 """Numba kernels: arrays, scalars and int codes in, state updated in place.
 
+* :mod:`~streamlearn.kernels.broad_features` — BLS feature map and prediction scores;
+* :mod:`~streamlearn.kernels.cholesky_update` — rank-one Cholesky updates, triangular
+  solves and the Gram accumulation of Alg. 2, with their status codes;
+* :mod:`~streamlearn.kernels.online_bls_loops` — the fused Online-BLS test-then-train loops;
+* :mod:`~streamlearn.kernels.rls` — recursive least squares.
+
 Each kernel has a plain-NumPy reference in ``tests/reference/`` that the tests compare
 it with. No orchestration, strings, dicts or RNG objects live here.
 """

@@ -1,0 +1,63 @@
+"""Numba kernels of ``streamlearn.kernels.broad_features`` against their NumPy references
+(``tests/reference/broad_features.py``). Also run without the JIT by test_kernels_nojit.py."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import streamlearn.kernels.broad_features as kern
+from streamlearn.kernels.broad_features import FeatureStatus
+from tests.reference import broad_features as ref
+
+SEEDS = range(2) if numba.config.DISABLE_JIT else range(5)
+
+
+def _feature_weights(rng, d=6, n1=3, n2=4, n3=7, n4=2):
+    p = n1 * n2
+    return (
+        rng.uniform(-1, 1, (d, p)),
+        rng.uniform(-1, 1, p),
+        rng.uniform(-1, 1, (p, n3 * n4)),
+        rng.uniform(-1, 1, n3 * n4),
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("row_zscore", [0, 1])
+def test_broad_features_matches_reference(seed, row_zscore):
+    rng = np.random.default_rng(seed)
+    Wf, bf, We, be = _feature_weights(rng)
+    X = 3 * rng.standard_normal((9, 6))
+    X[0] = 2.0  # constant row: zero SD under row_zscore
+    out = np.empty((9, Wf.shape[1] + We.shape[1]))
+    assert kern.broad_features(X, Wf, bf, We, be, 0.7, row_zscore, out) == FeatureStatus.OK
+    assert_allclose(
+        out, ref.broad_features(X, Wf, bf, We, be, 0.7, row_zscore), rtol=1e-12, atol=1e-12
+    )
+    peak = kern.enhancement_absmax(X, Wf, bf, We, be, row_zscore)
+    assert peak == pytest.approx(ref.enhancement_absmax(X, Wf, bf, We, be, row_zscore), rel=1e-12)
+
+
+def test_broad_features_flags_non_finite():
+    rng = np.random.default_rng(0)
+    Wf, bf, We, be = _feature_weights(rng)
+    X = rng.standard_normal((3, 6))
+    X[1, 2] = np.nan
+    out = np.empty((3, Wf.shape[1] + We.shape[1]))
+    assert kern.broad_features(X, Wf, bf, We, be, 1.0, 0, out) == FeatureStatus.NONFINITE
+    assert kern.enhancement_absmax(X, Wf, bf, We, be, 0) == np.inf
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_scores_and_argmax(seed):
+    rng = np.random.default_rng(seed)
+    a, W = rng.standard_normal(13), rng.standard_normal((13, 4))
+    out = np.empty(4)
+    kern.scores(a, W, out)
+    assert_allclose(out, ref.scores(a, W), rtol=1e-13, atol=1e-13)
+    assert kern.argmax_first(out) == ref.argmax_first(out)
+    assert kern.argmax_first(np.array([1.0, 3.0, 3.0, -1.0])) == 1  # ties: smallest index
+    assert kern.argmax_first(np.zeros(5)) == 0  # W = 0 predicts class 0 (Alg. 1 line 1)

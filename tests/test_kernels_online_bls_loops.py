@@ -1,0 +1,151 @@
+"""Numba kernels of ``streamlearn.kernels.online_bls_loops`` (the fused test-then-train
+loops) against their NumPy references (``tests/reference/online_bls_loops.py``). Also run
+without the JIT by test_kernels_nojit.py."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import streamlearn.kernels.online_bls_loops as kern
+from streamlearn.kernels.cholesky_update import CholeskyStatus
+from tests.reference import broad_features as ref_bf
+from tests.reference import online_bls_loops as ref
+
+SEEDS = range(2) if numba.config.DISABLE_JIT else range(5)
+
+
+def _stream(seed, n=40, m=15, c=3, lam=1e-2):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, m))
+    y = rng.integers(0, c, n).astype(np.int64)
+    return A, y, np.sqrt(lam) * np.eye(m), np.zeros((m, c))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_obls_run_matches_reference(seed):
+    A, y, U0, W0 = _stream(seed)
+    m, c = W0.shape
+    U, W, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
+    status = kern.obls_run(
+        U, W, A, y, pred, np.empty(m), np.empty(m), np.empty(c), np.empty((c, m))
+    )
+    assert status == CholeskyStatus.OK
+    U_ref, W_ref, pred_ref = ref.obls_run(U0, W0, A, y)
+    assert_array_equal(pred, pred_ref)
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("mu", [1.0, 0.95])
+def test_ada_gain_run_matches_reference(seed, mu):
+    A, y, U0, W0 = _stream(seed)
+    m, c = W0.shape
+    P0 = np.random.default_rng(seed).standard_normal((m, m))
+    U, P, W = U0.copy(), P0.copy(), W0.copy()
+    pred = np.empty(len(y), dtype=np.int64)
+    status = kern.ada_gain_run(U, P, W, A, y, pred, mu, np.empty(m), np.empty(m), np.empty(c))
+    assert status == CholeskyStatus.OK
+    U_ref, P_ref, W_ref, pred_ref = ref.ada_gain_run(U0, P0, W0, A, y, mu)
+    assert_array_equal(pred, pred_ref)
+    assert_allclose(P, P_ref, rtol=1e-12, atol=1e-12)
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(("beta", "alpha"), [(1.0, 0.0), (0.95, 0.05)])
+def test_gain_run_matches_reference(seed, beta, alpha):
+    A, y, U0, W0 = _stream(seed)
+    m, c = W0.shape
+    U, W, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
+    pos = np.array([3], dtype=np.int64)
+    status = kern.gain_run(
+        U, W, A, y, pred, beta, alpha, pos, np.empty(m), np.empty(m), np.empty(c)
+    )
+    assert status == CholeskyStatus.OK
+    U_ref, W_ref, pred_ref, pos_ref = ref.gain_run(U0, W0, A, y, beta, alpha, 3)
+    assert_array_equal(pred, pred_ref)
+    assert pos[0] == pos_ref
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
+
+
+def test_run_kernels_split_into_chunks_give_identical_results():
+    """One call over n rows ≡ several calls over pieces (the chunk boundary is invisible)."""
+    A, y, U0, W0 = _stream(11, n=30)
+    m, c = W0.shape
+    outs = []
+    for cuts in ([30], [1, 12, 17]):
+        U, W = U0.copy(), W0.copy()
+        pred = np.empty(30, dtype=np.int64)
+        s = 0
+        for n in cuts:
+            kern.obls_run(
+                U,
+                W,
+                A[s : s + n],
+                y[s : s + n],
+                pred[s : s + n],
+                np.empty(m),
+                np.empty(m),
+                np.empty(c),
+                np.empty((c, m)),
+            )
+            s += n
+        outs.append((U, W, pred))
+    assert_array_equal(outs[0][0], outs[1][0])
+    assert_array_equal(outs[0][1], outs[1][1])
+    assert_array_equal(outs[0][2], outs[1][2])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sqrt_run_matches_reference_and_ridge(seed):
+    A, y, U0, W0 = _stream(seed)
+    m, c = W0.shape
+    U, Z, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
+    scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
+    assert kern.sqrt_run(U, Z, A, y, pred, *scratch) == CholeskyStatus.OK
+    U_ref, Z_ref, pred_ref = ref.sqrt_run(U0, W0, A, y)
+    assert_array_equal(pred, pred_ref)
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(Z, Z_ref, rtol=1e-10, atol=1e-12)
+    # invariants: UᵀU = λI + AᵀA and UᵀZ = AᵀY, so U⁻¹Z is the ridge solution
+    Y = np.eye(c)[y]
+    K = 1e-2 * np.eye(m) + A.T @ A
+    assert_allclose(np.triu(U).T @ np.triu(U), K, rtol=1e-12, atol=1e-12 * np.abs(K).max())
+    assert_allclose(np.triu(U).T @ Z, A.T @ Y, rtol=1e-10, atol=1e-12)
+    # the predictions are those of the ridge weights of the prefix
+    _, _, pred_obls = ref.obls_run(U0, W0, A, y)
+    assert_array_equal(pred, pred_obls)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sqrt_run_blocks_of_four_are_bit_identical_to_single_samples(seed):
+    A, y, U0, W0 = _stream(seed, n=23, m=37)  # m: a partial row block and column tile
+    m, c = W0.shape
+    outs = []
+    for step in (23, 1):  # one call (blocks of 4 + remainder) vs one sample per call
+        U, Z, pred = U0.copy(), W0.copy(), np.empty(23, dtype=np.int64)
+        scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
+        for s in range(0, 23, step):
+            e = min(s + step, 23)
+            assert kern.sqrt_run(U, Z, A[s:e], y[s:e], pred[s:e], *scratch) == CholeskyStatus.OK
+        outs.append((U, Z, pred))
+    for got, want in zip(outs[0], outs[1], strict=True):
+        assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_predict_residual_matches_reference(seed):
+    rng = np.random.default_rng(seed)
+    a, W = rng.standard_normal(13), rng.standard_normal((13, 4))
+    label = int(rng.integers(0, 4))
+    r = np.empty(4)
+    pred = kern.predict_residual(a, W, label, r)
+    yh = ref_bf.scores(a, W)
+    assert pred == ref_bf.argmax_first(yh)
+    assert_allclose(r, np.eye(4)[label] - yh, rtol=1e-13, atol=1e-13)
