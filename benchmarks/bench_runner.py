@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 
 from streamlearn.config import parse_config
+from streamlearn.evaluation.preparation import prepare_stream
 from streamlearn.evaluation.prequential import run_prequential
-from streamlearn.evaluation.runner import execute_run, plan_runs, prepare_stream
+from streamlearn.evaluation.runner import execute_run, plan_runs
 from streamlearn.registry import get_algorithm
 
 

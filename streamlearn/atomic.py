@@ -1,6 +1,6 @@
 """The one atomic file writer of streamlearn: run records, tables, plots and data caches.
 
-A file is written to a temporary sibling (``.<name>.<random>.tmp``), flushed and
+A file is written to a temporary sibling (``.<name>.<pid>~<random>.tmp``), flushed and
 ``fsync``-ed, given the permissions a plain ``open()`` would give it (``0o666`` less the
 umask; ``mkstemp`` alone creates ``0o600``), renamed over the destination and the
 directory entry is ``fsync``-ed too. A reader therefore sees the old file or the new one,
@@ -14,18 +14,21 @@ optional (parsed-data caches) catch it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from streamlearn.base import UserError
 
 TMP_SUFFIX = ".tmp"
+PID_MARK = "~"  # temporary names carry the writer's pid: ".<name>.<pid>~<random>.tmp"
 
 
 class OutputError(UserError):
@@ -73,16 +76,24 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temporary file, fsync, rename, fsync dir)."""
+@contextlib.contextmanager
+def open_write(path: Path, *, suffix: str = TMP_SUFFIX) -> Iterator[BinaryIO]:
+    """A binary file that replaces ``path`` atomically when the ``with`` block succeeds.
+
+    For writers that stream (downloads): the block writes to a temporary sibling
+    ``.<name>.<random><suffix>``; on a normal exit it is fsync-ed, given the umask's mode,
+    renamed over ``path`` and the directory is fsync-ed. If the block raises, the
+    temporary file is removed and ``path`` is left as it was, so a caller can check the
+    content (a checksum) before it is installed. OS errors, the block's included, raise
+    :class:`OutputError`; other exceptions pass through.
+    """
     path = Path(path)
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.",
-                                   suffix=TMP_SUFFIX)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=suffix)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _FILE_MODE)
@@ -94,6 +105,12 @@ def write_bytes(path: Path, data: bytes) -> None:
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file, fsync, rename, fsync dir)."""
+    with open_write(path) as fh:
+        fh.write(data)
 
 
 def _json_default(obj: Any) -> Any:
@@ -121,3 +138,22 @@ def write_npz(path: Path, **arrays: np.ndarray) -> None:
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     write_bytes(path, buf.getvalue())
+
+
+def temporary_owner(tmp_name: str) -> int | None:
+    """The pid that wrote a temporary file of :func:`write_bytes` (None if not ours)."""
+    if not (tmp_name.startswith(".") and tmp_name.endswith(TMP_SUFFIX)):
+        return None
+    head = tmp_name[: -len(TMP_SUFFIX)].rpartition(PID_MARK)[0]
+    pid = head.rpartition(".")[2]
+    return int(pid) if pid.isdigit() else None
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True

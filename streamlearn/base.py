@@ -19,7 +19,7 @@ import inspect
 import math
 import numbers
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -215,6 +215,15 @@ class Base:
 # --------------------------------------------------------------------------------------
 
 
+LEARNER_TAGS: dict[str, str] = {
+    "binary_only": "classifies two classes only (labels 0/1)",
+    "regression": "predicts a real-valued target",
+    "needs_series": "reads a univariate time series (it keeps its own delay line)",
+    "grows_on_split": "grows its structure on a fixed train/test split, not prequentially",
+}
+"""Tags a learner may declare; protocols and the conformance checks read them."""
+
+
 class Learner(Base):
     """An online learner: ``predict_one`` then ``learn_one`` for each sample.
 
@@ -225,6 +234,14 @@ class Learner(Base):
     """
 
     task: ClassVar[str] = "classification"
+    #: What a protocol must know about the learner to run it (see :data:`LEARNER_TAGS`).
+    tags: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def all_tags(cls) -> frozenset[str]:
+        """The learner's tags, with ``"regression"`` implied by ``task``."""
+        implied = {"regression"} if cls.task == "regression" else set()
+        return frozenset(cls.tags) | implied
 
     def reset(self, n_features: int, n_classes: int | None) -> None:
         """Create fresh learned state for a stream of the given shape."""
@@ -344,3 +361,195 @@ class Stream(Base):
             if i >= k:
                 return
             yield item
+
+
+# --------------------------------------------------------------------------------------
+# Metrics
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class MetricContext:
+    """What a metric may read besides ``(y_true, y_pred)``.
+
+    ``X`` holds the inputs the learner saw (row ``k`` for sample ``k``), so that a
+    comparator-based metric (regret against the best fixed predictor in hindsight) can be
+    computed; ``extra`` holds a protocol's own per-step arrays (e.g. the test accuracy after
+    every update of a network grown on a split). A metric names what it needs in
+    ``Metric.requires``; the protocol checks that it can provide it.
+    """
+
+    n_classes: int | None = None
+    X: np.ndarray | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def get(self, key: str) -> np.ndarray:
+        """The context entry ``key`` (``"X"`` or an ``extra`` name)."""
+        value = self.X if key == "X" else self.extra.get(key)
+        if value is None:
+            raise KeyError(f"the protocol did not provide {key!r} to the metric")
+        return value
+
+
+class Metric:
+    """A metric of a run, computed from the saved predictions at checkpoints.
+
+    Subclasses implement :meth:`curve`: the value after each of the first ``at[k]`` steps
+    (``at`` increasing, 1-based counts). Values are stored in natural units (fractions for
+    accuracies); ``scale``, ``unit``, ``precision`` and ``notation`` say how tables and
+    plots show them (``scale = 100`` with ``unit = "%"`` prints 0.9123 as 91.23).
+    """
+
+    task: ClassVar[str] = "classification"
+    label: ClassVar[str] = ""
+    bigger_is_better: ClassVar[bool] = True
+    unit: ClassVar[str] = ""
+    scale: ClassVar[float] = 1.0
+    #: decimals (``notation="fixed"``) or significant digits (``"general"``)
+    precision: ClassVar[int] = 4
+    notation: ClassVar[str] = "general"
+    #: context entries the metric reads: ``"X"`` or names of a protocol's extra arrays
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+              context: MetricContext) -> np.ndarray:
+        """Metric value after each of the first ``at[k]`` steps (natural units)."""
+        raise NotImplementedError
+
+    @classmethod
+    def final(cls, y_true: np.ndarray, y_pred: np.ndarray, context: MetricContext) -> float:
+        """Value after the whole stream."""
+        return float(cls.curve(y_true, y_pred, np.array([len(y_true)]), context)[0])
+
+    @classmethod
+    def axis_label(cls) -> str:
+        """Label with the display unit, for table headers and plot axes."""
+        return f"{cls.label} ({cls.unit})" if cls.unit else cls.label
+
+    @classmethod
+    def format(cls, value: float) -> str:
+        """A value already in display units (× ``scale``) as text."""
+        if value is None or not math.isfinite(value):
+            return "—" if value is None or math.isnan(value) else str(value)
+        if cls.notation == "fixed":
+            return f"{value:.{cls.precision}f}"
+        return f"{value:.{cls.precision}g}"
+
+    @classmethod
+    def display_info(cls) -> dict[str, Any]:
+        """How the metric is shown; stored in each run record so that reports built later
+        from the records alone show it the same way."""
+        return {"label": cls.label, "unit": cls.unit, "scale": cls.scale,
+                "precision": cls.precision, "notation": cls.notation,
+                "bigger_is_better": cls.bigger_is_better, "task": cls.task}
+
+
+# --------------------------------------------------------------------------------------
+# Protocols
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class PreparedData:
+    """A stream made ready for one run: arrays, metadata and a protocol's extra arrays
+    (e.g. a held-out test split, or the series a lag window reads)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    info: dict[str, Any]
+    n_classes: int | None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass
+class RunContext:
+    """The evaluation settings of one run, as the runner hands them to a protocol."""
+
+    metrics: tuple[str, ...]
+    checkpoints: int = 200
+    chunk_size: int = 1000
+    fused: bool = True
+    on_progress: Any = None  # Callable[[int, int], None]: (done, total) in protocol units
+
+
+@dataclass
+class RunResult:
+    """What a protocol returns for one run; the runner writes it into the run record.
+
+    ``curves`` maps ``"t"`` (the x positions) and each metric name to lists;
+    ``arrays`` are saved beside the record with ``evaluation.save_predictions``;
+    ``notes`` are extra JSON-serialisable fields of the record (counters, warnings).
+    """
+
+    metrics: dict[str, float]
+    curves: dict[str, list[float]]
+    timing: dict[str, Any]
+    curve_axis: str = "samples seen"
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class Protocol(Base):
+    """How one (stream, learner, seed) run is carried out and scored.
+
+    A protocol owns every step of a run: :meth:`prepare` (data preparation, cached per
+    process by the caller's key), :meth:`warm_up` (compile kernels on a throwaway clone),
+    :meth:`run` (reset the learner, evaluate, score) and :meth:`memory_pass` (an untimed
+    pass under ``tracemalloc``). Its parameters come from the config's protocol block and
+    are validated like a learner's (``_constraints``). The runner only plans, seeds,
+    records, resumes and parallelises.
+    """
+
+    task: ClassVar[str] = "classification"
+    default_metrics: ClassVar[tuple[str, ...]] = ()
+    default_curve_metric: ClassVar[str] = ""
+    #: learner tags this protocol cannot run, with the reason shown to the user
+    refuses_tags: ClassVar[dict[str, str]] = {}
+    #: learner tags this protocol needs (all of them)
+    requires_tags: ClassVar[frozenset[str]] = frozenset()
+    #: context entries its metrics may read (:attr:`Metric.requires`)
+    provides: ClassVar[frozenset[str]] = frozenset({"X"})
+
+    def incompatibility(self, learner_cls: type) -> str | None:
+        """Why this protocol cannot run ``learner_cls`` (``None`` when it can)."""
+        if getattr(learner_cls, "task", None) != self.task:
+            return (f"it is a {learner_cls.task} learner and this protocol needs a "
+                    f"{self.task} learner")
+        tags = learner_cls.all_tags()
+        for tag, why in self.refuses_tags.items():
+            if tag in tags:
+                return f"it is tagged {tag!r} ({LEARNER_TAGS.get(tag, tag)}): {why}"
+        missing = sorted(self.requires_tags - tags)
+        if missing:
+            return f"this protocol needs learners tagged {', '.join(map(repr, missing))}"
+        return None
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        raise NotImplementedError
+
+    def check_data(self, learner_cls: type, data: PreparedData) -> None:
+        """Raise :class:`UserError` when the prepared data does not suit the learner
+        (e.g. a binary-only learner on a multi-class stream)."""
+        if "binary_only" in learner_cls.all_tags() and (data.n_classes or 0) > 2:
+            raise UserError(
+                f"{learner_cls.__name__} classifies two classes only, but stream "
+                f"{data.info.get('label')!r} has {data.n_classes} classes.")
+
+    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+        """Compile or load the learner's kernels on a throwaway clone (not recorded)."""
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        raise NotImplementedError
+
+    def memory_pass(self, learner: Learner, data: PreparedData, ctx: RunContext) -> int:
+        """Peak bytes allocated by an untimed second run of a fresh ``learner``."""
+        import tracemalloc
+
+        tracemalloc.start()
+        try:
+            self.run(learner, data, RunContext(metrics=(), checkpoints=ctx.checkpoints,
+                                               chunk_size=ctx.chunk_size, fused=ctx.fused))
+            return int(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()

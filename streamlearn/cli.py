@@ -240,14 +240,12 @@ def list_(
     from rich.table import Table
 
     from streamlearn import registry
-    from streamlearn.evaluation.protocols import PROTOCOLS
-
     registry.load_all()
     tables_ = {
         "algorithms": registry.ALGORITHMS,
         "streams": registry.STREAMS,
         "metrics": registry.METRICS,
-        "protocols": PROTOCOLS,
+        "protocols": registry.PROTOCOLS,
     }
     if kind not in tables_:
         raise UserError(f"Unknown kind {kind!r}. Choose one of: {', '.join(tables_)}.")

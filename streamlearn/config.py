@@ -8,7 +8,8 @@ A config, in full::
 
     name: quickstart                       # [A-Za-z0-9_.-]+, names the output folder
     description: "..."                     # optional
-    protocol: prequential-classification   # see streamlearn.evaluation.protocols
+    protocol: prequential-classification   # `streamlearn list protocols`; or, with
+                                           #   parameters: {name: ..., params: {...}}
     repeats: 3                             # seeds 0..repeats-1; or `seeds: [0, 7, 42]`
     streams:
       - name: sea                          # registry name (`streamlearn list streams`)
@@ -21,21 +22,28 @@ A config, in full::
         normalize_warmup: null             # fit the scale on the first N samples (null: all)
         normalize_range: null              # range: the declared input range [lo, hi] -> [0, 1]
         max_samples: null                  # cap after shuffling
+        sweep: {}                          # e.g. {noise: [0.0, 0.1]}: one variant each
     algorithms:
       - name: hoeffding_tree
-        label: HT
+        label: HT                          # with a sweep: a template, e.g. "HT d={delta:g}"
+                                           #   (no {field}: " delta=..." is appended)
         params: {}
         smoke_params: {}                   # overrides used by --smoke
+        sweep: {}                          # e.g. {grace_period: [50, 200]}: the cartesian
+                                           #   product of the lists, one labelled variant
+                                           #   each, and a metric-vs-parameter plot
     metrics: [oca, bacc, avrbacc, f1, mcc] # default depends on the protocol
     evaluation: {chunk_size: 1000, checkpoints: 200, save_predictions: false,
                  memory_profile: false,       # true: extra untimed pass under tracemalloc
                  fused: true}                 # false: per-sample loop, so predict and
                                               #   update are timed separately
-    outputs: {dir: results/quickstart, tables: [markdown, csv],
-              plots: [learning_curve, time], curve_metric: oce}
+    outputs: {dir: results/quickstart,     # relative: to the working directory; ~ = home
+              tables: [markdown, csv],
+              plots: [learning_curve, time, sweep], curve_metric: oce}
     reference:                             # the paper's numbers, for side-by-side tables
       source: "Online-BLS, Table 4"
-      values: {SEA: {HT: {oca: 86.4}}}     # stream label → algorithm label → metric → percent
+      values: {SEA: {HT: {oca: 86.4}}}     # stream label → algorithm label → metric →
+                                           #   value in the metric's display unit (% here)
       cited: [HBP]                         # algorithm labels shown only as cited values
     smoke: {max_samples: 2000, repeats: 1}
 """
@@ -51,6 +59,12 @@ from typing import Any
 import yaml
 
 from streamlearn.base import UserError, _close_matches
+from streamlearn.file_names import (
+    MAX_NAME_BYTES,
+    RUN_FILE_SUFFIX,
+    run_id,
+    slug_collisions,
+)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -65,6 +79,18 @@ class ConfigError(UserError):
 
 
 @dataclass(frozen=True)
+class SweepPoint:
+    """One variant of a swept config entry: the entry it came from (``group``, its label
+    template) and the swept parameters' values for this variant."""
+
+    group: str
+    values: tuple[tuple[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "values": dict(self.values)}
+
+
+@dataclass(frozen=True)
 class StreamConfig:
     name: str
     label: str
@@ -75,6 +101,7 @@ class StreamConfig:
     normalize_warmup: int | None = None
     normalize_range: tuple[float, float] | None = None
     max_samples: int | None = None
+    sweep: SweepPoint | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -89,6 +116,8 @@ class StreamConfig:
         }
         if self.normalize_range is not None:  # only when set: keeps older run digests
             d["normalize_range"] = list(self.normalize_range)
+        if self.sweep is not None:
+            d["sweep"] = self.sweep.to_dict()
         return d
 
 
@@ -98,14 +127,18 @@ class AlgorithmConfig:
     label: str
     params: dict[str, Any] = field(default_factory=dict)
     smoke_params: dict[str, Any] = field(default_factory=dict)
+    sweep: SweepPoint | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "name": self.name,
             "label": self.label,
             "params": dict(self.params),
             "smoke_params": dict(self.smoke_params),
         }
+        if self.sweep is not None:
+            d["sweep"] = self.sweep.to_dict()
+        return d
 
 
 @dataclass(frozen=True)
@@ -181,12 +214,14 @@ class ExperimentConfig:
     smoke: SmokeConfig
     description: str = ""
     source_path: str | None = None
+    protocol_params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": self.description,
             "protocol": self.protocol,
+            "protocol_params": dict(self.protocol_params),
             "seeds": list(self.seeds),
             "streams": [s.to_dict() for s in self.streams],
             "algorithms": [a.to_dict() for a in self.algorithms],
@@ -204,6 +239,7 @@ class ExperimentConfig:
                 **{
                     **s.to_dict(),
                     "normalize_range": s.normalize_range,
+                    "sweep": s.sweep,
                     "max_samples": min(s.max_samples or self.smoke.max_samples,
                                        self.smoke.max_samples),
                     "normalize_warmup": (
@@ -220,6 +256,7 @@ class ExperimentConfig:
                 label=a.label,
                 params={**a.params, **a.smoke_params},
                 smoke_params={},
+                sweep=a.sweep,
             )
             for a in self.algorithms
         )
@@ -236,6 +273,7 @@ class ExperimentConfig:
             smoke=self.smoke,
             description=self.description,
             source_path=self.source_path,
+            protocol_params=self.protocol_params,
         )
 
 
@@ -331,11 +369,11 @@ def _str_list(value: Any, path: str, choices: list[str] | None = None) -> tuple[
 _TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "algorithms",
              "metrics", "evaluation", "outputs", "reference", "smoke"}
 _STREAM_KEYS = {"name", "label", "params", "shuffle", "reseed", "normalize",
-                "normalize_warmup", "normalize_range", "max_samples"}
-_ALGO_KEYS = {"name", "label", "params", "smoke_params"}
+                "normalize_warmup", "normalize_range", "max_samples", "sweep"}
+_ALGO_KEYS = {"name", "label", "params", "smoke_params", "sweep"}
 NORMALIZERS = ["none", "minmax", "zscore", "range"]
 TABLE_FORMATS = ["markdown", "csv"]
-PLOT_KINDS = ["learning_curve", "time"]
+PLOT_KINDS = ["learning_curve", "time", "sweep"]
 
 
 def _range(value: Any, path: str) -> tuple[float, float] | None:
@@ -356,16 +394,57 @@ def _range(value: Any, path: str) -> tuple[float, float] | None:
     return lo, hi
 
 
-def _parse_stream(raw: Any, path: str) -> StreamConfig:
+def _sweep_label_value(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _parse_sweep(raw: Any, path: str, fixed: dict[str, Any]) -> list[tuple[tuple[str, Any], ...]]:
+    """``{param: [v1, v2, ...], ...}`` → the cartesian product, in the order written."""
+    import itertools
+
+    d = _mapping(raw, path)
+    if not d:
+        raise _fail(path, "is empty: give at least one parameter with a list of values.")
+    axes = []
+    for key, values in d.items():
+        if not isinstance(key, str):
+            raise _fail(path, f"keys must be parameter names, got {key!r}.")
+        if key in fixed:
+            raise _fail(f"{path}.{key}", f"{key!r} is both swept and fixed in params; "
+                        "remove it from one of them.")
+        if not isinstance(values, list) or not values:
+            raise _fail(f"{path}.{key}", f"expected a non-empty list of values, got "
+                        f"{_type_name(values)} {values!r}.")
+        reprs = [repr(v) for v in values]
+        if len(set(reprs)) != len(reprs):
+            raise _fail(f"{path}.{key}", f"duplicate values in {values!r}.")
+        axes.append([(key, v) for v in values])
+    return [tuple(combo) for combo in itertools.product(*axes)]
+
+
+def _sweep_label(template: str, values: tuple[tuple[str, Any], ...], path: str) -> str:
+    """``template.format(**values)`` when it has ``{param}`` fields, else
+    ``"template p1=v1 p2=v2"``."""
+    if "{" in template:
+        try:
+            return template.format(**dict(values))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise _fail(path, f"cannot fill the label template {template!r} with the swept "
+                        f"values {dict(values)}: {exc!r}. Use {{param}} or {{param:g}} "
+                        "fields named after swept parameters.") from None
+    return " ".join([template, *(f"{k}={_sweep_label_value(v)}" for k, v in values)])
+
+
+def _parse_stream(raw: Any, path: str) -> list[StreamConfig]:
     if isinstance(raw, str):
         raw = {"name": raw}
     d = _mapping(raw, path)
     _check_keys(d, path, _STREAM_KEYS, {"name"})
     name = _str(d["name"], f"{path}.name")
-    return StreamConfig(
+    label = _str(d.get("label", name), f"{path}.label")
+    params = dict(_mapping(d.get("params"), f"{path}.params"))
+    common = dict(
         name=name,
-        label=_str(d.get("label", name), f"{path}.label"),
-        params=dict(_mapping(d.get("params"), f"{path}.params")),
         shuffle=_bool(d.get("shuffle"), f"{path}.shuffle", allow_none=True),
         reseed=_bool(d.get("reseed"), f"{path}.reseed", allow_none=True),
         normalize=_choice(d.get("normalize", "none"), f"{path}.normalize", NORMALIZERS),
@@ -373,20 +452,34 @@ def _parse_stream(raw: Any, path: str) -> StreamConfig:
         normalize_range=_range(d.get("normalize_range"), f"{path}.normalize_range"),
         max_samples=_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
     )
+    if "sweep" not in d:
+        return [StreamConfig(label=label, params=params, **common)]
+    return [
+        StreamConfig(label=_sweep_label(label, combo, f"{path}.label"),
+                     params={**params, **dict(combo)},
+                     sweep=SweepPoint(group=label, values=combo), **common)
+        for combo in _parse_sweep(d["sweep"], f"{path}.sweep", params)
+    ]
 
 
-def _parse_algorithm(raw: Any, path: str) -> AlgorithmConfig:
+def _parse_algorithm(raw: Any, path: str) -> list[AlgorithmConfig]:
     if isinstance(raw, str):
         raw = {"name": raw}
     d = _mapping(raw, path)
     _check_keys(d, path, _ALGO_KEYS, {"name"})
     name = _str(d["name"], f"{path}.name")
-    return AlgorithmConfig(
-        name=name,
-        label=_str(d.get("label", name), f"{path}.label"),
-        params=dict(_mapping(d.get("params"), f"{path}.params")),
-        smoke_params=dict(_mapping(d.get("smoke_params"), f"{path}.smoke_params")),
-    )
+    label = _str(d.get("label", name), f"{path}.label")
+    params = dict(_mapping(d.get("params"), f"{path}.params"))
+    smoke_params = dict(_mapping(d.get("smoke_params"), f"{path}.smoke_params"))
+    if "sweep" not in d:
+        return [AlgorithmConfig(name=name, label=label, params=params,
+                                smoke_params=smoke_params)]
+    return [
+        AlgorithmConfig(name=name, label=_sweep_label(label, combo, f"{path}.label"),
+                        params={**params, **dict(combo)}, smoke_params=smoke_params,
+                        sweep=SweepPoint(group=label, values=combo))
+        for combo in _parse_sweep(d["sweep"], f"{path}.sweep", params)
+    ]
 
 
 def _parse_reference(raw: Any, path: str) -> ReferenceConfig:
@@ -411,10 +504,37 @@ def _parse_reference(raw: Any, path: str) -> ReferenceConfig:
     )
 
 
+def _parse_protocol(raw: Any) -> tuple[str, dict[str, Any], Any]:
+    """``protocol: NAME`` or ``protocol: {name: NAME, params: {...}}`` → name, params and
+    the validated protocol object."""
+    from streamlearn import registry
+
+    if isinstance(raw, dict):
+        _check_keys(raw, "protocol", {"name", "params"}, {"name"})
+        name = _str(raw["name"], "protocol.name")
+        params = dict(_mapping(raw.get("params"), "protocol.params"))
+        path = "protocol.name"
+    else:
+        name, params, path = raw, {}, "protocol"
+    name = _choice(name, path, sorted(registry.PROTOCOLS))
+    cls = registry.PROTOCOLS[name]
+    return name, params, _build(cls, params, "protocol.params")
+
+
+def _labels_distinct(kind: str, labels: list[str]) -> None:
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise _fail(kind, f"duplicate labels {dup}; give each entry a distinct 'label'.")
+    for first, second, slugged in slug_collisions(labels):
+        raise _fail(kind, f"the labels {first!r} and {second!r} give the same file name "
+                    f"{slugged!r} (labels are reduced to letters, digits, '_', '.' and '-', "
+                    "case ignored), so one run's results would overwrite the other's. "
+                    "Make them differ in letters or digits.")
+
+
 def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     """Validate a loaded YAML document and return the typed config."""
     from streamlearn import registry
-    from streamlearn.evaluation.protocols import PROTOCOLS
 
     registry.load_all()
     d = _mapping(raw, "<top level>")
@@ -423,11 +543,12 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     _check_keys(d, "", _TOP_KEYS, {"name", "streams", "algorithms"})
 
     name = _str(d["name"], "name")
-    if not _NAME_RE.match(name):
-        raise _fail("name", f"{name!r} may only contain letters, digits, '_', '.' and '-'.")
-    protocol = _choice(d.get("protocol", "prequential-classification"), "protocol",
-                       sorted(PROTOCOLS))
-    task = PROTOCOLS[protocol].task
+    if not _NAME_RE.match(name) or set(name) == {"."}:
+        raise _fail("name", f"{name!r} may only contain letters, digits, '_', '.' and '-', "
+                    "and may not be '.' or '..'.")
+    protocol, protocol_params, proto = _parse_protocol(
+        d.get("protocol", "prequential-classification"))
+    task = proto.task
 
     if "seeds" in d and "repeats" in d:
         raise _fail("seeds", "give either 'seeds' or 'repeats', not both.")
@@ -440,26 +561,45 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
             raise _fail("seeds", f"duplicate seeds in {list(seeds)}.")
     else:
         repeats = _int(d.get("repeats", 1), "repeats", 1)
+        if repeats > MAX_REPEATS:
+            raise _fail("repeats", f"{repeats:,} repetitions is more than {MAX_REPEATS:,}; "
+                        "a config this large is almost certainly a typo.")
         seeds = tuple(range(repeats))
 
     raw_streams = d["streams"]
     if not isinstance(raw_streams, list) or not raw_streams:
         raise _fail("streams", f"expected a non-empty list, got {_type_name(raw_streams)}.")
-    streams = tuple(_parse_stream(s, f"streams[{i}]") for i, s in enumerate(raw_streams))
+    streams = tuple(s for i, r in enumerate(raw_streams)
+                    for s in _parse_stream(r, f"streams[{i}]"))
     raw_algos = d["algorithms"]
     if not isinstance(raw_algos, list) or not raw_algos:
         raise _fail("algorithms", f"expected a non-empty list, got {_type_name(raw_algos)}.")
-    algorithms = tuple(
-        _parse_algorithm(a, f"algorithms[{i}]") for i, a in enumerate(raw_algos)
-    )
-    for kind, items in (("streams", streams), ("algorithms", algorithms)):
-        labels = [it.label for it in items]
-        dup = sorted({x for x in labels if labels.count(x) > 1})
-        if dup:
-            raise _fail(kind, f"duplicate labels {dup}; give each entry a distinct 'label'.")
+    algorithms = tuple(a for i, r in enumerate(raw_algos)
+                       for a in _parse_algorithm(r, f"algorithms[{i}]"))
+    _labels_distinct("streams", [s.label for s in streams])
+    _labels_distinct("algorithms", [a.label for a in algorithms])
+    n_runs = len(streams) * len(algorithms) * len(seeds)
+    if n_runs > MAX_RUNS:
+        raise _fail("<top level>", f"{len(streams)} stream(s) × {len(algorithms)} "
+                    f"algorithm(s) × {len(seeds)} seed(s) = {n_runs:,} runs, more than "
+                    f"{MAX_RUNS:,}; split the experiment into several configs.")
+    longest = max(len(run_id(s.label, a.label, max(seeds)).encode())
+                  for s in streams for a in algorithms) + len(RUN_FILE_SUFFIX)
+    if longest > MAX_NAME_BYTES:
+        raise _fail("algorithms", f"a stream label, an algorithm label and a seed give a "
+                    f"record file name of {longest} bytes; file systems allow "
+                    f"{MAX_NAME_BYTES}. Shorten the labels.")
 
     metric_names = sorted(n for n, m in registry.METRICS.items() if m.task == task)
-    metrics = _str_list(d.get("metrics", _default_metrics(task)), "metrics", metric_names)
+    metrics = _str_list(d.get("metrics", list(proto.default_metrics)), "metrics", metric_names)
+    if not metrics:
+        raise _fail("metrics", "is empty; name at least one metric (or remove the key for "
+                    f"the protocol's defaults: {', '.join(proto.default_metrics)}).")
+    for i, m in enumerate(metrics):
+        missing = sorted(set(registry.METRICS[m].requires) - set(proto.provides))
+        if missing:
+            raise _fail(f"metrics[{i}]", f"metric {m!r} needs {', '.join(missing)}, which "
+                        f"protocol {protocol!r} does not provide.")
 
     ev = _mapping(d.get("evaluation"), "evaluation")
     _check_keys(ev, "evaluation",
@@ -472,15 +612,22 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
         memory_profile=_bool(ev.get("memory_profile", False), "evaluation.memory_profile"),
         fused=_bool(ev.get("fused", True), "evaluation.fused"),
     )
+    if evaluation.checkpoints > MAX_CHECKPOINTS:
+        raise _fail("evaluation.checkpoints", f"{evaluation.checkpoints:,} is more than "
+                    f"{MAX_CHECKPOINTS:,} points per curve.")
 
     out = _mapping(d.get("outputs"), "outputs")
     _check_keys(out, "outputs", {"dir", "tables", "plots", "curve_metric"}, set())
-    curve_metric = _choice(out.get("curve_metric", _default_curve_metric(task)),
+    curve_metric = _choice(out.get("curve_metric", proto.default_curve_metric),
                            "outputs.curve_metric", metric_names)
+    has_sweep = any(x.sweep is not None for x in (*streams, *algorithms))
+    default_plots = list(PLOT_KINDS) if has_sweep else ["learning_curve", "time"]
     outputs = OutputsConfig(
-        dir=_str(out.get("dir", f"results/{name}"), "outputs.dir"),
+        # '~' means the home directory, as in a shell; a relative path is resolved against
+        # the working directory of `streamlearn run`.
+        dir=str(Path(_str(out.get("dir", f"results/{name}"), "outputs.dir")).expanduser()),
         tables=_str_list(out.get("tables", list(TABLE_FORMATS)), "outputs.tables", TABLE_FORMATS),
-        plots=_str_list(out.get("plots", list(PLOT_KINDS)), "outputs.plots", PLOT_KINDS),
+        plots=_str_list(out.get("plots", default_plots), "outputs.plots", PLOT_KINDS),
         curve_metric=curve_metric,
     )
     reference = _parse_reference(d.get("reference"), "reference")
@@ -494,6 +641,7 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
         name=name,
         description=str(d.get("description", "")),
         protocol=protocol,
+        protocol_params=protocol_params,
         seeds=seeds,
         streams=streams,
         algorithms=algorithms,
@@ -504,26 +652,22 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
         smoke=smoke,
         source_path=source_path,
     )
-    _check_components(cfg, task)
+    _check_components(cfg, proto)
     return cfg
 
 
-def _default_metrics(task: str) -> list[str]:
-    from streamlearn.metrics import DEFAULT_METRICS
-
-    return list(DEFAULT_METRICS[task])
-
-
-def _default_curve_metric(task: str) -> str:
-    return "oce" if task == "classification" else "mse"
+MAX_REPEATS = 10_000
+MAX_RUNS = 100_000
+MAX_CHECKPOINTS = 100_000
 
 
-def _check_components(cfg: ExperimentConfig, task: str) -> None:
+def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
     """Resolve every name and build every object once, so parameter errors surface now."""
     from streamlearn import registry
 
+    task = proto.task
     for i, s in enumerate(cfg.streams):
-        path = f"streams[{i}]"
+        path = f"streams[{i}]" if s.sweep is None else f"streams (label {s.label!r})"
         cls = _lookup(registry.get_stream, s.name, f"{path}.name")
         if cls.task != task:
             raise _fail(f"{path}.name", f"stream {s.name!r} is a {cls.task} stream, but protocol "
@@ -540,12 +684,18 @@ def _check_components(cfg: ExperimentConfig, task: str) -> None:
         if (s.normalize == "range") != (s.normalize_range is not None):
             raise _fail(f"{path}.normalize_range", "is required with 'normalize: range' (the "
                         "declared input range [lo, hi]) and allowed only with it.")
+        if (s.normalize_warmup is not None and s.max_samples is not None
+                and s.normalize_warmup > s.max_samples):
+            raise _fail(f"{path}.normalize_warmup", f"{s.normalize_warmup} is larger than "
+                        f"max_samples ({s.max_samples}): the scale would be fitted on "
+                        "samples the run never sees.")
     for i, a in enumerate(cfg.algorithms):
-        path = f"algorithms[{i}]"
+        path = f"algorithms[{i}]" if a.sweep is None else f"algorithms (label {a.label!r})"
         cls = _lookup(registry.get_algorithm, a.name, f"{path}.name")
-        if cls.task != task:
-            raise _fail(f"{path}.name", f"algorithm {a.name!r} is a {cls.task} learner, but "
-                        f"protocol {cfg.protocol!r} needs a {task} learner.")
+        why = proto.incompatibility(cls)
+        if why is not None:
+            raise _fail(f"{path}.name", f"protocol {cfg.protocol!r} cannot run algorithm "
+                        f"{a.name!r}: {why}.")
         _build(cls, a.params, f"{path}.params")
         _build(cls, {**a.params, **a.smoke_params}, f"{path}.smoke_params")
     stream_labels = {s.label for s in cfg.streams}
@@ -581,16 +731,24 @@ def _build(cls: type, params: dict[str, Any], path: str) -> Any:
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate a YAML config file."""
+    """Read and validate a YAML config file (strict: duplicate keys, alias bombs and deep
+    nesting are refused, see :mod:`streamlearn.yaml_loader`)."""
+    from streamlearn.yaml_loader import MAX_BYTES, YAMLConfigError, load_yaml
+
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"Config file not found: {p}")
     try:
+        if p.stat().st_size > MAX_BYTES:
+            raise ConfigError(f"{p} is larger than {MAX_BYTES // 1024} KiB; a config is far "
+                              "smaller.")
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read config file {p}: {exc}") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = load_yaml(text)
+    except YAMLConfigError as exc:
+        raise ConfigError(f"{p}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p} is not valid YAML: {exc}") from None
     return parse_config(raw, source_path=str(p))

@@ -1,4 +1,4 @@
-"""Name → class registries for algorithms, streams and metrics.
+"""Name → class registries for algorithms, streams, metrics and protocols.
 
 A config's ``name:`` is looked up here. Classes register themselves with a decorator::
 
@@ -22,12 +22,14 @@ T = TypeVar("T")
 ALGORITHMS: dict[str, type] = {}
 STREAMS: dict[str, type] = {}
 METRICS: dict[str, Any] = {}
+PROTOCOLS: dict[str, type] = {}
 
 # Modules whose import registers entries. New algorithm/stream modules are added here.
 _MODULES = (
     "streamlearn.metrics",
     "streamlearn.algorithms",
     "streamlearn.datasets",
+    "streamlearn.evaluation.protocols",
 )
 
 _loaded = False
@@ -54,6 +56,12 @@ def register_stream(name: str) -> Callable[[T], T]:
 
 def register_metric(name: str) -> Callable[[T], T]:
     return _register(METRICS, "metric", name)
+
+
+def register_protocol(name: str) -> Callable[[T], T]:
+    """Register an evaluation protocol (a :class:`~streamlearn.base.Protocol` subclass);
+    a config selects it with ``protocol: NAME``. Works from outside the package too."""
+    return _register(PROTOCOLS, "protocol", name)
 
 
 def load_all() -> None:
@@ -87,6 +95,10 @@ def get_stream(name: str) -> type:
 
 def get_metric(name: str) -> Any:
     return _lookup(METRICS, "metric", name)
+
+
+def get_protocol(name: str) -> type:
+    return _lookup(PROTOCOLS, "protocol", name)
 
 
 def describe(obj: Any) -> str:

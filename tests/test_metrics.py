@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score, f1_score, matthews_corrcoef
 
+from streamlearn.base import MetricContext
 from streamlearn.metrics import (
     AVRBACC,
     BACC,
@@ -45,10 +46,10 @@ def _bacc_seen(y, p):
 def test_curves_match_sklearn_on_every_prefix(seed):
     y, p, c = _random(seed)
     at = np.arange(1, y.size + 1)
-    oca = OCA.curve(y, p, c, at)
-    bacc = BACC.curve(y, p, c, at)
-    f1 = MacroF1.curve(y, p, c, at)
-    mcc = MCC.curve(y, p, c, at)
+    oca = OCA.curve(y, p, at, MetricContext(n_classes=c))
+    bacc = BACC.curve(y, p, at, MetricContext(n_classes=c))
+    f1 = MacroF1.curve(y, p, at, MetricContext(n_classes=c))
+    mcc = MCC.curve(y, p, at, MetricContext(n_classes=c))
     for t in (1, 2, 5, 17, 100, y.size):
         yt, pt = y[:t], p[:t]
         assert oca[t - 1] == pytest.approx(np.mean(yt == pt))
@@ -69,7 +70,8 @@ def test_avrbacc_is_mean_of_bacc_prefixes(seed):
     np.testing.assert_allclose(bacc_every_step(y, p), direct, rtol=1e-12)
     at = np.array([1, 50, 200])
     expected = [np.mean(direct[:t]) for t in at]
-    np.testing.assert_allclose(AVRBACC.curve(y, p, c, at), expected, rtol=1e-12)
+    np.testing.assert_allclose(AVRBACC.curve(y, p, at, MetricContext(n_classes=c)), expected,
+                               rtol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
@@ -90,7 +92,8 @@ def test_incremental_objects_equal_curves(data):
         m = cls(c)
         for a, b in pairs:
             m.update(a, b)
-        assert m.get() == pytest.approx(cls.final(y, p, c), abs=1e-12), cls.__name__
+        final = cls.final(y, p, MetricContext(n_classes=c))
+        assert m.get() == pytest.approx(final, abs=1e-12), cls.__name__
 
 
 def test_mcc_binary_formula_and_degenerate_cases():
@@ -99,23 +102,23 @@ def test_mcc_binary_formula_and_degenerate_cases():
     tp, tn = np.sum((y == 1) & (p == 1)), np.sum((y == 0) & (p == 0))
     fp, fn = np.sum((y == 0) & (p == 1)), np.sum((y == 1) & (p == 0))
     expected = (tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    assert MCC.final(y, p, 2) == pytest.approx(expected)
+    assert MCC.final(y, p, MetricContext(n_classes=2)) == pytest.approx(expected)
     # all predictions one class → denominator 0 → MCC 0 (sklearn convention)
-    assert MCC.final(y, np.zeros_like(y), 2) == 0.0
+    assert MCC.final(y, np.zeros_like(y), MetricContext(n_classes=2)) == 0.0
 
 
 def test_bacc_ignores_classes_not_seen_yet():
     # Class 2 never appears: eq. (C.3) read over seen classes gives the mean of 2 recalls.
     y = np.array([0, 1, 0, 1])
     p = np.array([0, 0, 0, 1])
-    assert BACC.final(y, p, 3) == pytest.approx((1.0 + 0.5) / 2)
+    assert BACC.final(y, p, MetricContext(n_classes=3)) == pytest.approx((1.0 + 0.5) / 2)
 
 
 def test_f1_divides_by_all_classes():
     y = np.array([0, 0, 1])
     p = np.array([0, 0, 1])
     # perfect on classes 0 and 1, class 2 absent → F1_2 = 0, divisor c = 3
-    assert MacroF1.final(y, p, 3) == pytest.approx(2 / 3)
+    assert MacroF1.final(y, p, MetricContext(n_classes=3)) == pytest.approx(2 / 3)
 
 
 def test_cumulative_counts_rejects_bad_checkpoints():
@@ -130,7 +133,7 @@ def test_regression_metrics():
     rng = np.random.default_rng(0)
     y, p = rng.normal(size=50), rng.normal(size=50)
     at = np.array([1, 10, 50])
-    np.testing.assert_allclose(MSE.curve(y, p, None, at),
+    np.testing.assert_allclose(MSE.curve(y, p, at, MetricContext()),
                                [np.mean((y[:t] - p[:t]) ** 2) for t in at])
-    np.testing.assert_allclose(MAE.curve(y, p, None, at),
+    np.testing.assert_allclose(MAE.curve(y, p, at, MetricContext()),
                                [np.mean(np.abs(y[:t] - p[:t])) for t in at])

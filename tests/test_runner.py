@@ -16,14 +16,9 @@ import pytest
 from streamlearn.base import Classifier
 from streamlearn.config import parse_config
 from streamlearn.evaluation import records
+from streamlearn.evaluation.preparation import derive_seeds, normalise, prepare_stream
 from streamlearn.evaluation.prequential import run_prequential
-from streamlearn.evaluation.runner import (
-    derive_seeds,
-    normalise,
-    plan_runs,
-    prepare_stream,
-    run_experiment,
-)
+from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.reporting.report import build_report
 
 CFG = {
@@ -128,7 +123,6 @@ def test_stream_identical_across_algorithms_and_order_per_seed():
 
 
 def test_paper_streams_keep_their_fixed_seed_unless_reseeded():
-    from streamlearn.evaluation.runner import prepare_stream
 
     fixed = parse_config({**CFG, "streams": [{"name": "sea", "max_samples": 200}]}).streams[0]
     a, b = prepare_stream(fixed, 0, None), prepare_stream(fixed, 1, None)

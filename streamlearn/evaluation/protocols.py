@@ -1,37 +1,35 @@
 """Evaluation protocols: how one (stream, algorithm, seed) run is carried out and scored.
 
-A protocol turns prepared data and a reset learner into the payload of a run record
-(final metrics, curves at checkpoints, timings). New protocols (prequential regression
-on a time series, a network grown on a fixed split) are new subclasses registered in
-``PROTOCOLS``; the runner, records and reports do not change.
+A protocol (interface: :class:`streamlearn.base.Protocol`) owns the steps of a run —
+prepare the data, warm up the learner's kernels, run and score, and an optional untimed
+memory pass — and returns a :class:`~streamlearn.base.RunResult`; the runner writes it
+into the run record. New protocols (prequential regression on a time series, a network
+grown on a fixed split) are new classes registered with
+:func:`~streamlearn.registry.register_protocol`; the runner, records and reports do not
+change.
+
+Here: the prequential (test-then-train) protocol, parametrised by task; registered for
+classification as ``prequential-classification`` (Online-BLS paper, Sec. 5 and
+Appendix C; FORKS paper, the mistake-rate protocol).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Learner
-from streamlearn.evaluation.prequential import run_prequential
-from streamlearn.registry import get_metric
-
-
-@dataclass
-class RunInput:
-    """Everything a protocol needs for one run."""
-
-    X: np.ndarray
-    y: np.ndarray
-    n_classes: int | None
-    learner: Learner  # already reset
-    metrics: tuple[str, ...]
-    chunk_size: int
-    checkpoints: int
-    fused: bool = True
-    on_progress: Callable[[int], None] | None = None
+from streamlearn.base import (
+    Learner,
+    MetricContext,
+    PreparedData,
+    Protocol,
+    RunContext,
+    RunResult,
+)
+from streamlearn.evaluation.preparation import prepare_stream
+from streamlearn.evaluation.prequential import PrequentialOutput, run_prequential
+from streamlearn.registry import get_metric, register_protocol
 
 
 def checkpoint_positions(n: int, k: int) -> np.ndarray:
@@ -41,7 +39,25 @@ def checkpoint_positions(n: int, k: int) -> np.ndarray:
     return np.unique(np.linspace(n / k, n, k).round().astype(np.int64))
 
 
-def _summary(seconds: np.ndarray) -> dict[str, float]:
+def score_curves(
+    metrics: tuple[str, ...],
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    at: np.ndarray,
+    context: MetricContext,
+) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Final values and curves (at ``at``) of the named metrics."""
+    finals: dict[str, float] = {}
+    curves: dict[str, list[float]] = {"t": at.tolist()}
+    for name in metrics:
+        values = get_metric(name).curve(y_true, y_pred, at, context)
+        curves[name] = np.asarray(values, dtype=np.float64).tolist()
+        finals[name] = float(values[-1])
+    return finals, curves
+
+
+def timing_summary(seconds: np.ndarray) -> dict[str, float]:
+    """Mean, SD, median and 95th percentile of a distribution of timings."""
     return {
         "mean": float(np.mean(seconds)),
         "sd": float(np.std(seconds, ddof=1)) if seconds.size > 1 else 0.0,
@@ -50,58 +66,71 @@ def _summary(seconds: np.ndarray) -> dict[str, float]:
     }
 
 
-class Protocol:
-    """Base class of evaluation protocols."""
+def prequential_timing(out: PrequentialOutput, n: int) -> dict[str, Any]:
+    """The timing block of a record from one prequential pass."""
+    if out.per_sample_seconds is not None:
+        per_sample = out.per_sample_seconds
+    else:
+        per_sample = out.chunk_seconds / np.maximum(out.chunk_sizes, 1)
+    return {
+        "n_samples": n,
+        "fused": out.fused,
+        "total_seconds": out.total_seconds,
+        "predict_seconds": out.predict_seconds,
+        "learn_seconds": out.learn_seconds,
+        "per_sample_seconds": out.total_seconds / max(n, 1),
+        "per_sample_predict_seconds": out.predict_seconds / max(n, 1),
+        "per_sample_learn_seconds": out.learn_seconds / max(n, 1),
+        "samples_per_second": n / out.total_seconds if out.total_seconds > 0 else None,
+        # Distribution over samples (per-sample loop) or over chunks (fused path).
+        "per_sample_distribution": timing_summary(per_sample),
+        "distribution_over": "chunks" if out.fused else "samples",
+    }
 
-    name: ClassVar[str] = ""
-    task: ClassVar[str] = "classification"
 
-    def run(self, inp: RunInput) -> dict[str, Any]:
-        raise NotImplementedError
+class PrequentialProtocol(Protocol):
+    """Test-then-train over the whole stream: sample ``k`` is predicted by the model of
+    samples ``< k``, then learnt. Subclasses fix ``task`` (and may add preparation steps
+    by overriding :meth:`prepare`)."""
+
+    refuses_tags: ClassVar[dict[str, str]] = {
+        "needs_series": "it reads a time series; use a time-series protocol",
+        "grows_on_split": "it grows on a fixed train/test split; use a split protocol",
+    }
+
+    def __init__(self) -> None:
+        self._validate_params()
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        return prepare_stream(stream_cfg, seed, data_dir)
+
+    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+        """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed
+        run measures the learner and not the compiler. Uses the first two samples."""
+        clone = learner.clone()
+        clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
+        k = min(2, data.X.shape[0])
+        run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        n = data.X.shape[0]
+        learner.reset(data.X.shape[1], data.n_classes)
+        progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
+        out = run_prequential(learner, data.X, data.y, chunk_size=ctx.chunk_size,
+                              use_many=ctx.fused, on_chunk=progress)
+        at = checkpoint_positions(n, ctx.checkpoints)
+        context = MetricContext(n_classes=data.n_classes, X=data.X, extra=data.extra)
+        metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
+        return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
+                         curve_axis="samples seen",
+                         arrays={"y_pred": out.y_pred, "y_true": data.y})
 
 
-class PrequentialClassification(Protocol):
-    """Test-then-train over the whole stream; metrics of Appendix C (Online-BLS paper)."""
+@register_protocol("prequential-classification")
+class PrequentialClassification(PrequentialProtocol):
+    """Test-then-train classification over the whole stream; the metrics of the
+    Online-BLS paper, Appendix C (OCA, BACC, AVRBACC, F1, MCC), and the mistake rate."""
 
-    name = "prequential-classification"
     task = "classification"
-
-    def run(self, inp: RunInput) -> dict[str, Any]:
-        n = inp.X.shape[0]
-        out = run_prequential(
-            inp.learner, inp.X, inp.y, chunk_size=inp.chunk_size, use_many=inp.fused,
-            on_chunk=inp.on_progress,
-        )
-        at = checkpoint_positions(n, inp.checkpoints)
-        metrics: dict[str, float] = {}
-        curves: dict[str, list[float]] = {"t": at.tolist()}
-        for name in inp.metrics:
-            metric = get_metric(name)
-            values = metric.curve(inp.y, out.y_pred, inp.n_classes, at)
-            curves[name] = values.tolist()
-            metrics[name] = float(values[-1])
-        if out.per_sample_seconds is not None:
-            per_sample = out.per_sample_seconds
-        else:
-            per_sample = out.chunk_seconds / np.maximum(out.chunk_sizes, 1)
-        timing = {
-            "n_samples": n,
-            "fused": out.fused,
-            "total_seconds": out.total_seconds,
-            "predict_seconds": out.predict_seconds,
-            "learn_seconds": out.learn_seconds,
-            "per_sample_seconds": out.total_seconds / max(n, 1),
-            "per_sample_predict_seconds": out.predict_seconds / max(n, 1),
-            "per_sample_learn_seconds": out.learn_seconds / max(n, 1),
-            "samples_per_second": n / out.total_seconds if out.total_seconds > 0 else None,
-            # Distribution over samples (per-sample loop) or over chunks (fused path).
-            "per_sample_distribution": _summary(per_sample),
-            "distribution_over": "chunks" if out.fused else "samples",
-        }
-        return {"metrics": metrics, "curves": curves, "timing": timing,
-                "y_pred": out.y_pred}
-
-
-PROTOCOLS: dict[str, type[Protocol]] = {
-    PrequentialClassification.name: PrequentialClassification,
-}
+    default_metrics = ("oca", "bacc", "avrbacc", "f1", "mcc")
+    default_curve_metric = "oce"

@@ -57,12 +57,19 @@ def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
 
 
 def clean_temporaries(out_dir: Path) -> int:
-    """Remove temporary files left by a killed run; returns how many were removed."""
+    """Remove temporary files left by killed writers; returns how many were removed.
+
+    Only files whose writer process is gone are removed, so a concurrent writer (another
+    run is excluded by the directory lock, but ``streamlearn report`` is not) keeps its
+    own temporaries."""
     removed = 0
     runs = out_dir / "runs"
     for folder in (out_dir, runs):
         if folder.is_dir():
-            for tmp in folder.glob(".*.tmp"):
+            for tmp in folder.glob(".*" + atomic.TMP_SUFFIX):
+                owner = atomic.temporary_owner(tmp.name)
+                if owner is not None and atomic.process_alive(owner):
+                    continue
                 tmp.unlink(missing_ok=True)
                 removed += 1
     return removed

@@ -1,5 +1,9 @@
 """Plan and execute the runs of an experiment: one run = (stream, algorithm, seed).
 
+The runner plans runs, derives their seeds, writes one record per run, resumes, and runs
+in parallel; *how* a run is carried out belongs to its protocol
+(:class:`streamlearn.base.Protocol`: prepare, warm up, run, memory pass).
+
 The seed of a run drives everything random in it through ``numpy.random.SeedSequence``:
 the stream generator, the stream order (shuffling) and the learner's initialisation each
 get an independent child seed, so a run is identical whenever it is repeated, and every
@@ -11,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
+import os
+import threading
 import time
 import traceback
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,20 +27,19 @@ from typing import Any
 import numpy as np
 
 from streamlearn import registry
-from streamlearn.base import DataError, UserError
+from streamlearn.base import DataError, Learner, Protocol, RunContext
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
-from streamlearn.evaluation.protocols import PROTOCOLS, RunInput
+from streamlearn.evaluation.output_dir import OutputDirLock, check_writable
+from streamlearn.evaluation.preparation import build_stream, derive_seeds
+from streamlearn.file_names import run_id as make_run_id
+from streamlearn.file_names import slug
+
+__all__ = ["RunSpec", "derive_seeds", "execute_run", "plan_runs", "run_experiment", "slug"]
 
 # --------------------------------------------------------------------------------------
 # Run specifications
 # --------------------------------------------------------------------------------------
-
-
-def slug(text: str) -> str:
-    """File-name-safe version of a label."""
-    s = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")
-    return s or "x"
 
 
 @dataclass(frozen=True)
@@ -54,16 +57,19 @@ class RunSpec:
     save_predictions: bool = False
     memory_profile: bool = False
     fused: bool = True
+    protocol_params: tuple[tuple[str, Any], ...] = ()
 
     @property
     def run_id(self) -> str:
-        return f"{slug(self.stream.label)}__{slug(self.algorithm.label)}__seed{self.seed}"
+        return make_run_id(self.stream.label, self.algorithm.label, self.seed)
 
     def identity(self) -> dict[str, Any]:
         # chunk_size and save_predictions do not change results, so they are not part of it.
         algo = self.algorithm.to_dict()
         algo.pop("smoke_params")
-        extra = {"memory_profile": True} if self.memory_profile else {}
+        extra: dict[str, Any] = {"memory_profile": True} if self.memory_profile else {}
+        if self.protocol_params:  # only when set: keeps the digests of earlier records
+            extra["protocol_params"] = dict(self.protocol_params)
         return {
             **extra,
             "protocol": self.protocol,
@@ -79,6 +85,9 @@ class RunSpec:
         text = json.dumps(self.identity(), sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+    def make_protocol(self) -> Protocol:
+        return registry.get_protocol(self.protocol)(**dict(self.protocol_params))
+
 
 def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
     """All runs of a config, grouped by (stream, seed) so a stream is built once."""
@@ -86,6 +95,7 @@ def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
         RunSpec(
             experiment=cfg.name,
             protocol=cfg.protocol,
+            protocol_params=tuple(sorted(cfg.protocol_params.items())),
             stream=s,
             algorithm=a,
             seed=seed,
@@ -102,128 +112,7 @@ def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
     ]
 
 
-def derive_seeds(seed: int) -> dict[str, int]:
-    """Independent child seeds of a run seed (stream generation, order, learner)."""
-    children = np.random.SeedSequence(seed).spawn(3)
-    names = ("stream", "order", "learner")
-    return {n: int(c.generate_state(1, dtype=np.uint32)[0]) for n, c in zip(names, children,
-                                                                            strict=True)}
-
-
-# --------------------------------------------------------------------------------------
-# Stream preparation (materialised once per (stream, seed) in each process)
-# --------------------------------------------------------------------------------------
-
-
-@dataclass
-class PreparedStream:
-    X: np.ndarray
-    y: np.ndarray
-    info: dict[str, Any]
-    n_classes: int | None
-
-
-_STREAM_CACHE: OrderedDict[str, PreparedStream] = OrderedDict()
-_STREAM_CACHE_SIZE = 2
-
-
-def build_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> Any:
-    cls = registry.get_stream(scfg.name)
-    params = dict(scfg.params)
-    names = cls._param_names()
-    reseed = cls.reseed_per_run if scfg.reseed is None else scfg.reseed
-    if reseed and "seed" in names and "seed" not in params:
-        params["seed"] = derive_seeds(seed)["stream"]
-    if getattr(cls, "needs_data", False) and "data_dir" in names and "data_dir" not in params:
-        params["data_dir"] = data_dir
-    return cls(**params)
-
-
-def normalise(
-    X: np.ndarray,
-    method: str,
-    warmup: int | None,
-    declared: tuple[float, float] | None = None,
-) -> np.ndarray:
-    """Min-max or z-score scaling with statistics from the first ``warmup`` rows (all if None),
-    or (``range``) the map of a declared input range ``[lo, hi]`` onto ``[0, 1]``.
-
-    A column constant on the fitting rows is only shifted (scale 1), so values that differ
-    later keep their information. With a warm-up prefix the scale is fixed before the rest
-    of the stream is seen, as an online learner would have it; later values may fall
-    outside [0, 1] (min-max) and are not clipped.
-    """
-    if method == "none":
-        return X
-    if method == "range":
-        if declared is None:  # validated in config
-            raise ValueError("normalize 'range' needs the declared range")
-        lo, hi = declared
-        return np.ascontiguousarray((X - lo) / (hi - lo))
-    ref = X if warmup is None else X[:warmup]
-    if method == "minmax":
-        lo, hi = ref.min(axis=0), ref.max(axis=0)
-        span = hi - lo
-        shift, scale = lo, np.where(span > 0, span, 1.0)
-    elif method == "zscore":
-        mu, sd = ref.mean(axis=0), ref.std(axis=0)
-        shift, scale = mu, np.where(sd > 0, sd, 1.0)
-    else:  # validated in config
-        raise ValueError(method)
-    return np.ascontiguousarray((X - shift) / scale)
-
-
-def prepare_stream(scfg: StreamConfig, seed: int, data_dir: str | None) -> PreparedStream:
-    """Build, shuffle (per seed), cap and normalise a stream; cached per process."""
-    key = json.dumps([scfg.to_dict(), seed, data_dir], sort_keys=True, default=str)
-    if key in _STREAM_CACHE:
-        _STREAM_CACHE.move_to_end(key)
-        return _STREAM_CACHE[key]
-    stream = build_stream(scfg, seed, data_dir)
-    stream.check_available()
-    X, y = stream.to_arrays()
-    info = stream.info()
-    shuffle = (not stream.natural_order) if scfg.shuffle is None else scfg.shuffle
-    steps = []
-    if shuffle:
-        perm = np.random.default_rng(derive_seeds(seed)["order"]).permutation(X.shape[0])
-        X, y = X[perm], y[perm]
-        steps.append("shuffled per seed")
-    if scfg.max_samples is not None and scfg.max_samples < X.shape[0]:
-        X, y = X[: scfg.max_samples], y[: scfg.max_samples]
-        steps.append(f"first {scfg.max_samples} samples")
-    if scfg.normalize != "none":
-        X = normalise(X, scfg.normalize, scfg.normalize_warmup, scfg.normalize_range)
-        if scfg.normalize == "range":
-            lo, hi = scfg.normalize_range or (0.0, 1.0)
-            steps.append(f"declared range [{lo:g}, {hi:g}] mapped to [0, 1]")
-        else:
-            where = "all samples" if scfg.normalize_warmup is None else (
-                f"first {scfg.normalize_warmup} samples")
-            steps.append(f"{scfg.normalize} scaling fitted on {where}")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
-        raise UserError(f"Stream {scfg.label!r} contains NaN or infinite feature values.")
-    info_dict = {
-        "name": scfg.name,
-        "label": scfg.label,
-        "task": info.task,
-        "n_samples": int(X.shape[0]),
-        "n_features": int(X.shape[1]),
-        "n_classes": info.n_classes,
-        "source": info.source,
-        "loader_preprocessing": list(info.preprocessing),
-        "runner_preprocessing": steps,
-        "substitute_for": info.substitute_for,
-    }
-    prepared = PreparedStream(X=X, y=y, info=info_dict, n_classes=info.n_classes)
-    _STREAM_CACHE[key] = prepared
-    while len(_STREAM_CACHE) > _STREAM_CACHE_SIZE:
-        _STREAM_CACHE.popitem(last=False)
-    return prepared
-
-
-def build_learner(acfg: AlgorithmConfig, seed: int) -> Any:
+def build_learner(acfg: AlgorithmConfig, seed: int) -> Learner:
     cls = registry.get_algorithm(acfg.name)
     params = dict(acfg.params)
     if "seed" in cls._param_names() and "seed" not in params:
@@ -265,7 +154,11 @@ def execute_run(
     data_dir: str | None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> RunOutcome:
-    """Run one (stream, algorithm, seed) and write its record atomically."""
+    """Run one (stream, algorithm, seed) through its protocol; write its record atomically.
+
+    A learner that raises is a result (a failed record naming the error); data and
+    configuration problems (``UserError``) and interrupts propagate.
+    """
     t_start = time.perf_counter()
     record: dict[str, Any] = {
         "schema_version": records.SCHEMA_VERSION,
@@ -281,64 +174,50 @@ def execute_run(
         "versions": records.package_versions(),
         "git_commit": records.git_commit(),
     }
+    path = records.record_path(out_dir, spec.run_id)
+    ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
+                     chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress)
     with _single_thread_blas():
-        prepared = prepare_stream(spec.stream, spec.seed, data_dir)
+        protocol = spec.make_protocol()
+        prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
         record["stream_info"] = prepared.info
         learner = build_learner(spec.algorithm, spec.seed)
         record["learner"] = repr(learner)
-        n = prepared.X.shape[0]
-        progress = None if on_progress is None else (lambda k: on_progress(k, n))
         try:
-            _warm_up(learner, prepared)
-            learner.reset(prepared.X.shape[1], prepared.n_classes)
-            payload = PROTOCOLS[spec.protocol]().run(
-                RunInput(
-                    X=prepared.X,
-                    y=prepared.y,
-                    n_classes=prepared.n_classes,
-                    learner=learner,
-                    metrics=spec.metrics,
-                    chunk_size=spec.chunk_size,
-                    checkpoints=spec.checkpoints,
-                    fused=spec.fused,
-                    on_progress=progress,
-                )
-            )
+            protocol.check_data(type(learner), prepared)
+            protocol.warm_up(learner, prepared)
+            result = protocol.run(learner, prepared, ctx)
         except (KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a learner failing is a result, recorded and reported
             record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
                           traceback=traceback.format_exc(limit=8))
-            records.atomic_write_json(records.record_path(out_dir, spec.run_id), record)
+            records.atomic_write_json(path, record)
             return RunOutcome(spec.run_id, "failed", time.perf_counter() - t_start,
                               record["error"])
-    y_pred = payload.pop("y_pred")
-    record.update(payload)
-    record["status"] = "ok"
+    record.update(
+        status="ok",
+        metrics=result.metrics,
+        metric_info={m: registry.get_metric(m).display_info() for m in result.metrics},
+        curves=result.curves,
+        curve_axis=result.curve_axis,
+        timing=result.timing,
+        **result.notes,
+    )
     record["memory"] = {
         "model_bytes": learner.model_bytes(),
         # high-water mark of the whole process (a worker may have run other runs before)
         "process_peak_rss_bytes": _peak_rss_bytes(),
     }
     if spec.memory_profile:
-        record["memory"]["peak_traced_bytes"] = _traced_peak(spec, prepared)
+        with _single_thread_blas():
+            fresh = build_learner(spec.algorithm, spec.seed)
+            record["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
     record["learner_counters"] = learner_counters(learner)
-    if spec.save_predictions:
-        pred_path = records.record_path(out_dir, spec.run_id).with_suffix(".pred.npz")
-        records.atomic_write_npz(pred_path, y_pred=y_pred, y_true=prepared.y)
-    records.atomic_write_json(records.record_path(out_dir, spec.run_id), record)
+    if spec.save_predictions and result.arrays:
+        records.atomic_write_npz(path.with_suffix(".pred.npz"), **result.arrays)
+    records.atomic_write_json(path, record)
     return RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start)
-
-
-def _warm_up(learner: Any, prepared: PreparedStream) -> None:
-    """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed run
-    measures the learner and not the compiler. Uses the first two samples; not recorded."""
-    from streamlearn.evaluation.prequential import run_prequential
-
-    clone = learner.clone()
-    clone.reset(prepared.X.shape[1], prepared.n_classes)
-    k = min(2, prepared.X.shape[0])
-    run_prequential(clone, prepared.X[:k], prepared.y[:k], chunk_size=k)
 
 
 def learner_counters(learner: Any) -> dict[str, int | float]:
@@ -362,24 +241,29 @@ def _peak_rss_bytes() -> int | None:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
-def _traced_peak(spec: RunSpec, prepared: PreparedStream) -> int:
-    """Peak bytes allocated during a second, untimed pass under ``tracemalloc``
-    (learner construction, reset and the whole stream). Opt-in: tracing slows Python code."""
-    import tracemalloc
-
-    from streamlearn.evaluation.prequential import run_prequential
-
-    tracemalloc.start()
-    try:
-        learner = build_learner(spec.algorithm, spec.seed)
-        learner.reset(prepared.X.shape[1], prepared.n_classes)
-        run_prequential(learner, prepared.X, prepared.y, chunk_size=spec.chunk_size)
-        return int(tracemalloc.get_traced_memory()[1])
-    finally:
-        tracemalloc.stop()
+_WATCHDOG_STARTED = False
 
 
-def _execute_in_worker(spec: RunSpec, out_dir: Path, data_dir: str | None) -> RunOutcome:
+def _exit_with_parent(parent_pid: int) -> None:
+    """In a worker process: exit as soon as the parent process is gone (e.g. ``kill -9``);
+    loky would otherwise keep an idle worker alive for minutes."""
+    global _WATCHDOG_STARTED
+    if _WATCHDOG_STARTED or os.getpid() == parent_pid:
+        return
+    _WATCHDOG_STARTED = True
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="streamlearn-parent-watchdog", daemon=True).start()
+
+
+def _execute_in_worker(spec: RunSpec, out_dir: Path, data_dir: str | None,
+                       parent_pid: int) -> RunOutcome:
+    _exit_with_parent(parent_pid)
     return execute_run(spec, out_dir, data_dir)
 
 
@@ -468,44 +352,49 @@ def run_experiment(
     Records are written one by one as runs finish, so an interrupted experiment loses at
     most the runs in flight; re-running resumes. ``force`` recomputes every run. A stream
     whose data files are missing is an error, or with ``skip_missing_data`` is left out
-    (its table then shows only the paper's values, marked as not run here).
+    (its table then shows only the paper's values, marked as not run here). The output
+    directory is locked for the whole experiment: a second run on it stops with a message.
     """
     progress = progress or Progress()
+    check_writable(out_dir, create=False)
     missing = missing_streams(cfg, data_dir)
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
+    check_writable(out_dir, create=True)
     specs = [s for s in plan_runs(cfg) if s.stream.label not in missing]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    records.clean_temporaries(out_dir)
-    not_run = {label: str(exc) for label, exc in missing.items()}
-    records.atomic_write_json(out_dir / "experiment.json",
-                              experiment_manifest(cfg, specs, smoke, not_run))
-    result = ExperimentResult(out_dir)
-    pending = []
-    for spec in specs:
-        rec = records.read_json(records.record_path(out_dir, spec.run_id))
-        if not force and records.is_complete(rec, spec.digest):
-            result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
-        else:
-            pending.append(spec)
-    progress.start(len(specs), len(pending))
-    try:
-        if jobs == 1 or len(pending) <= 1:
-            for spec in pending:
-                progress.run_started(spec)
-                outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)
-                result.outcomes.append(outcome)
-                progress.run_finished(outcome)
-        else:
-            from joblib import Parallel, delayed, parallel_config
-
-            with parallel_config(backend="loky", inner_max_num_threads=1):
-                parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-                for outcome in parallel(
-                    delayed(_execute_in_worker)(spec, out_dir, data_dir) for spec in pending
-                ):
+    with OutputDirLock(out_dir):
+        records.clean_temporaries(out_dir)
+        not_run = {label: str(exc) for label, exc in missing.items()}
+        records.atomic_write_json(out_dir / "experiment.json",
+                                  experiment_manifest(cfg, specs, smoke, not_run))
+        result = ExperimentResult(out_dir)
+        pending = []
+        for spec in specs:
+            rec = records.read_json(records.record_path(out_dir, spec.run_id))
+            if not force and records.is_complete(rec, spec.digest):
+                result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
+            else:
+                pending.append(spec)
+        progress.start(len(specs), len(pending))
+        try:
+            if jobs == 1 or len(pending) <= 1:
+                for spec in pending:
+                    progress.run_started(spec)
+                    outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)
                     result.outcomes.append(outcome)
                     progress.run_finished(outcome)
-    finally:
-        progress.stop()
+            else:
+                from joblib import Parallel, delayed, parallel_config
+
+                me = os.getpid()
+                with parallel_config(backend="loky", inner_max_num_threads=1):
+                    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+                    for outcome in parallel(
+                        delayed(_execute_in_worker)(spec, out_dir, data_dir, me)
+                        for spec in pending
+                    ):
+                        result.outcomes.append(outcome)
+                        progress.run_finished(outcome)
+        finally:
+            progress.stop()
     return result

@@ -31,7 +31,7 @@ def _save(fig, path: Path) -> None:
 def learning_curves(summary: Summary, out_dir: Path, metric: str) -> list[Path]:
     """One PNG per stream: ``metric`` vs samples seen, one line per algorithm."""
     plt = _pyplot()
-    scale = 100.0 if get_metric(metric).percent else 1.0
+    scale = get_metric(metric).scale
     written = []
     for s in summary.config["streams"]:
         fig, ax = plt.subplots(figsize=(6.4, 4.0))

@@ -75,7 +75,7 @@ def summarize(out_dir: Path) -> Summary:
             paper = ref_values.get(s_label, {}).get(a_label, {})
             for metric in cfg["metrics"]:
                 vals = np.array([r["metrics"][metric] for r in mine if metric in r["metrics"]])
-                scale = 100.0 if get_metric(metric).percent else 1.0
+                scale = get_metric(metric).scale
                 mean = float(vals.mean() * scale) if vals.size else np.nan
                 sd = _sd(vals * scale) if vals.size else np.nan
                 ref = paper.get(metric)

@@ -27,9 +27,28 @@ def _num(x: float, digits: int = 2, signed: bool = False) -> str:
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
 
 
+def _fmt_metric(m: Any, mean: float, sd: float, n: int) -> str:
+    """``mean ± SD`` in the metric's display precision."""
+    if n == 0 or math.isnan(mean):
+        return "—"
+    if n == 1:
+        return m.format(mean)
+    return f"{m.format(mean)} ± {m.format(sd)}"
+
+
+def _ref(m: Any, x: float, signed: bool = False) -> str:
+    """A paper value or a difference: one decimal for fixed-point (percent) metrics, the
+    metric's significant digits otherwise."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    if m.notation == "fixed":
+        return _num(x, 1, signed)
+    text = m.format(x)
+    return f"+{text}" if signed and x >= 0 else text
+
+
 def metric_header(metric: str) -> str:
-    m = get_metric(metric)
-    return f"{m.label} (%)" if m.percent else m.label
+    return get_metric(metric).axis_label()
 
 
 def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]]:
@@ -57,11 +76,11 @@ def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]
                 row += ["—", "", ""] if with_ref else ["—"]
                 continue
             r = a.loc[metric]
-            digits = 2 if get_metric(metric).percent else 4
-            cell = _fmt(r["mean"], r["sd"], int(r["n"]), digits)
+            m = get_metric(metric)
+            cell = _fmt_metric(m, r["mean"], r["sd"], int(r["n"]))
             row.append("—" if cited else (absent if cell == "—" else cell))
             if with_ref:
-                row += [_num(r["paper"], 1), _num(r["diff"], 1, signed=True)]
+                row += [_ref(m, r["paper"]), _ref(m, r["diff"], signed=True)]
         if cited:
             row += [""] * (2 if has_update else 1) + ["cited"]
         else:
