@@ -27,12 +27,8 @@ data_app = typer.Typer(
     add_completion=False,
 )
 
-PAPER_NAMES = {
-    "online_bls": "Online-BLS",
-    "forks": "FORKS",
-    "ridge_bls": "Ridge-BLS",
-    "fast_ons": "Fast-ONS",
-}
+#: Paper key -> display name, in paper order (from the catalogue modules).
+PAPER_NAMES = {module.PAPER: module.PAPER_LABEL for module in _store.CATALOGUES}
 
 DataDirOption = Annotated[
     Path | None,
@@ -51,7 +47,13 @@ _STATE_STYLE = {
     "corrupt": "bold red",
 }
 
-_FILE_STYLE = {"ok": "green", "unverified": "cyan", "missing": "red", "mismatch": "bold red"}
+_FILE_STYLE = {
+    "ok": "green",
+    "unverified": "cyan",
+    "missing": "red",
+    "mismatch": "bold red",
+    "invalid": "bold red",
+}
 
 
 def _console() -> Console:
@@ -107,7 +109,7 @@ def list_command(
     console.print(table)
     if paper in (None, "forks"):
         console.print(
-            "Derived stream: adversarial (FORKS §6.4) builds b blocks x r repeats with "
+            "Derived stream: adversarial (FORKS Sec. 5.2) builds b blocks x r repeats with "
             "flipped labels from a binary base dataset (german or codrna in the paper)."
         )
 
@@ -170,46 +172,79 @@ def verify_command(
     ] = None,
     data_dir: DataDirOption = None,
     rehash: Annotated[
-        bool, typer.Option("--rehash", help="Ignore the hash cache and re-read every file.")
+        bool,
+        typer.Option("--rehash", hidden=True, help="Kept for old scripts: verify always rehashes."),
     ] = False,
 ) -> None:
-    """Check the SHA-256 of every present file; fail on any mismatch.
+    """Check the SHA-256 of every present file (read afresh, never from the hash cache);
+    fail on any mismatch, on a directory or broken link where a file belongs, and when the
+    data directory holds no dataset file at all.
 
     With NAME, also fail when a file needed by the dataset's default stream is missing.
     """
+    del rehash  # every run re-reads the files: a restored mtime must not hide an edit
     names = [name] if name is not None else list(_store.DATASETS)
     if name is not None:
         _store.get_spec(name)
+    ddir = _store.resolve_data_dir(data_dir)
+    statuses = [_store.dataset_status(n, data_dir, use_cache=False) for n in names]
+    if name is None and not any(st.present for status in statuses for st in status.files):
+        raise DataError(_nothing_found_message(ddir, data_dir))
     console = _console()
-    table = Table(
-        title=f"Verification in {_store.resolve_data_dir(data_dir)}", title_justify="left"
-    )
+    table = Table(title=f"Verification in {ddir}", title_justify="left")
     for col in ("dataset", "file", "state", "sha256"):
         table.add_column(col, overflow="fold")
     problems: list[str] = []
-    n_ok = 0
-    for n in names:
-        status = _store.dataset_status(n, data_dir, use_cache=not rehash)
+    counts = {"ok": 0, "unverified": 0}
+    for status in statuses:
         needed = {f.path for f in status.spec.files_for()}
         for st in status.files:
             if st.state == "missing" and name is None:
                 continue
             style = _FILE_STYLE.get(st.state, "")
-            table.add_row(n, st.spec.path, f"[{style}]{st.state}[/{style}]", st.actual or "-")
+            detail = st.actual or (st.problem and f"({st.problem})") or "-"
+            table.add_row(
+                status.spec.name, st.spec.path, f"[{style}]{st.state}[/{style}]", detail
+            )
             if st.state == "mismatch":
                 problems.append(f"{st.path}: SHA-256 {st.actual}, expected {st.spec.sha256[0]}")
+            elif st.state == "invalid":
+                problems.append(f"{st.path} {st.problem}")
             elif st.state == "missing" and st.spec.path in needed:
                 problems.append(f"{st.path}: missing")
-            elif st.state == "ok":
-                n_ok += 1
+            elif st.state in counts:
+                counts[st.state] += 1
     console.print(table)
     if problems:
         raise DataError(
             "Verification failed:\n  "
             + "\n  ".join(problems)
-            + "\nRe-download with `streamlearn data fetch NAME` or replace the files."
+            + "\nReplace these files with good copies (`streamlearn data fetch NAME` downloads "
+            "those with an official URL)."
         )
-    console.print(f"[green]{n_ok} file(s) verified[/green]; no mismatch.")
+    unverified = (
+        f", {counts['unverified']} present without a reference hash" if counts["unverified"] else ""
+    )
+    console.print(f"[green]{counts['ok']} file(s) verified[/green]{unverified}; no mismatch.")
+
+
+def _nothing_found_message(ddir: Path, data_dir: Path | None) -> str:
+    origin = _store.data_dir_origin(data_dir)
+    if not ddir.exists():
+        what = f"The data directory {ddir} ({origin}) does not exist"
+    elif not ddir.is_dir():
+        what = f"The data directory {ddir} ({origin}) is not a directory"
+    else:
+        examples = ", ".join(spec.files[0].path for spec in list(_store.DATASETS.values())[:3])
+        what = (
+            f"No dataset file was found in {ddir} ({origin}); files are expected at paths "
+            f"such as {examples}"
+        )
+    return (
+        f"{what}, so nothing was verified. Pass --data-dir or set ${_store.ENV_DATA} to the "
+        "folder that holds the data, or download a dataset with `streamlearn data fetch NAME` "
+        "(`streamlearn data list` shows them)."
+    )
 
 
 @data_app.command("fetch")

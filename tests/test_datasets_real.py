@@ -1,9 +1,10 @@
 """Every dataset present in the shared data folder: shape, classes, class counts, caching.
 
 Expected class counts were computed once from the real files and agree with the figures
-in ``shared/datasets/MANIFEST.md`` (and, for Letter and USPS, with the UCI/ESL
-documentation). Skipped when the data folder is absent. Parsed arrays go to a private
-cache directory, so the first load of each dataset is cold and the second is cached.
+documented with the shared copy of the data (and, for Letter and USPS, with the UCI/ESL
+documentation) and, where the papers give them, with the papers. Skipped when the data
+folder is absent. Parsed arrays go to a private cache directory, so the first load of
+each dataset is cold and the second is cached.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from streamlearn.datasets import _store
-from streamlearn.datasets.real import REAL_STREAMS, AdversarialStream, load_dataset, load_split
+from streamlearn.datasets.real import REAL_STREAMS, load_dataset, load_split
+from streamlearn.datasets.real_forks import AdversarialStream
 
 DATA = Path(
     os.environ.get(
@@ -127,7 +129,8 @@ def test_shared_folder_is_not_written(loaded):
 
 
 def test_paper_facts(loaded):
-    # Online-BLS §8.3: majority rates and the electricity no-change baseline.
+    # Online-BLS paper, Table 2 / Appendix B data: majority rates and the electricity
+    # no-change baseline (our sanity figures, computed from the files).
     _, y, _ = loaded["adult"][0]
     assert round(100 * np.mean(y == 0), 1) == 75.2
     _, y, _ = loaded["shuttle"][0]
@@ -142,17 +145,17 @@ def test_paper_facts(loaded):
     X, y, _ = loaded["shuttle"][0]
     assert_array_equal(X[0], [21, 77, 0, 28, 0, 27, 48, 22])
     assert y[0] == 1
-    # FORKS minority rates (forks.md §9.21).
+    # FORKS minority rates (the level of the near-constant predictors in its Table 1).
     for name, rate in (("w7a", 2.997), ("ijcnn1", 9.574), ("codrna", 33.333)):
         _, y, _ = loaded[name][0]
         assert round(100 * y.mean(), 3) == rate, name
-    # Fast-ONS §4.1: both series in [-1, 1]; speech min-max equals x / 21298.
+    # Fast-ONS paper, Sec. 4: both series in [-1, 1]; speech min-max equals x / 21298.
     _, y, meta = loaded["cmu_arctic_sample"][0]
     assert (meta["raw_min"], meta["raw_max"]) == (-21298.0, 21298.0)
     assert y.min() == -1.0 and y.max() == 1.0
     _, y, meta = loaded["temperature_whately"][0]
     assert (meta["raw_min"], meta["raw_max"]) == (-26.63, 34.63)
-    # fast_ons.md: "the first 500 samples then lie in [-0.64, -0.02]" (2 decimals)
+    # whole-file min-max: the first 500 samples lie in [-0.64, -0.02] (2 decimals)
     assert round(y[:500].min(), 2) == -0.64 and y[:500].max() <= -0.02
 
 
@@ -204,7 +207,7 @@ def test_parts_and_variants():
     assert Xs.min() >= -1 and Xs.max() <= 1
     lo, hi = X.min(axis=0), X.max(axis=0)
     scaled = 2 * (X - lo) / np.where(hi > lo, hi - lo, 1) - 1
-    assert np.abs(scaled - Xs).max() < 1e-6  # MANIFEST: german.numer_scale = min-max of numer
+    assert np.abs(scaled - Xs).max() < 1e-6  # german.numer_scale = min-max of numer
 
 
 @pytest.mark.parametrize("base,r,d", [("german", 10, 24), ("codrna", 20, 8)])

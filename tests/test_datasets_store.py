@@ -30,13 +30,8 @@ from streamlearn.base import DataError, UserError
 from streamlearn.cli_data import data_app
 from streamlearn.datasets import _store
 from streamlearn.datasets._store import DATASETS, FileSpec
-from streamlearn.datasets.real import (
-    REAL_STREAMS,
-    AdversarialStream,
-    apply_nan_policy,
-    load_dataset,
-    load_split,
-)
+from streamlearn.datasets.real import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
+from streamlearn.datasets.real_forks import AdversarialStream
 
 SHARED = Path(
     os.environ.get(
@@ -108,16 +103,23 @@ def test_default_cache_dir_is_platformdirs(monkeypatch):
 # --------------------------------------------------------------------------------------
 
 
-def test_sha256_is_cached_by_path_size_mtime(tmp_path):
+def test_sha256_is_cached_by_path_size_mtime_inode_ctime(tmp_path):
     f = tmp_path / "f.bin"
     f.write_bytes(b"abc")
     digest = _store.file_sha256(f)
     assert digest == hashlib.sha256(b"abc").hexdigest()
     entries = json.loads((tmp_path / "cache" / "sha256-cache.json").read_text())
-    assert entries[str(f.resolve())][2] == digest
+    st = f.stat()
+    assert entries[str(f.resolve())] == {
+        "size": 3,
+        "mtime_ns": st.st_mtime_ns,
+        "ino": st.st_ino,
+        "ctime_ns": st.st_ctime_ns,
+        "sha256": digest,
+    }
     # A fresh process (empty memo) reuses the on-disk entry without reading the file.
     _store._hash_memo.clear()
-    entries[str(f.resolve())][2] = "0" * 64
+    entries[str(f.resolve())]["sha256"] = "0" * 64
     (tmp_path / "cache" / "sha256-cache.json").write_text(json.dumps(entries))
     assert _store.file_sha256(f) == "0" * 64
     # ... but not when the file changed (size or mtime), nor with use_cache=False.
@@ -850,7 +852,7 @@ def test_segment_and_electricity_tiny_files(monkeypatch, ddir):
 
 
 # --------------------------------------------------------------------------------------
-# The adversarial block stream (FORKS §6.4)
+# The adversarial block stream (FORKS paper, Sec. 5.2)
 # --------------------------------------------------------------------------------------
 
 

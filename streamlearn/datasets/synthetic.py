@@ -2,8 +2,8 @@
 
 Both streams are built deterministically from their ``seed`` by River's own generators
 (``river.datasets.synth``), because the Online-BLS paper generated them with River
-(Online-BLS spec §8.3, /work/shared/papers/online_bls.md). The defaults are the paper
-settings, so ``{name: sea}`` or ``{name: hyperplane}`` in a config reproduces Table 5/Table 4.
+(Online-BLS paper, Sec. 5.4 and Appendix B). The defaults are the paper settings, so
+``{name: sea}`` or ``{name: hyperplane}`` in a config reproduces Table 5/Table 4.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ class SEAStream(Stream):
     Paper preset (the defaults). Online-BLS §5.4/App. B: "There are 4 thresholds to choose
     from. Concept drift is introduced by switching thresholds at the 25,000-th, 50,000-th,
     and 75,000-th data points ... the noise level ... is 10%". The paper does not give the
-    variant order or the seeds; the project spec (online_bls.md §8.3, decision 14) fixes
-    "four 25,000-sample blocks ``SEA(variant=v, noise=0.1, seed=100+v)`` for v=0,1,2,3 in that
-    order (River thresholds 8, 9, 7, 9.5)". With the defaults ``seed=100`` and
+    variant order or the seeds; our choice (made once for every implementation) is
+    four 25,000-sample blocks ``SEA(variant=v, noise=0.1, seed=100+v)`` for v=0,1,2,3 in that
+    order (River thresholds 8, 9, 7, 9.5). With the defaults ``seed=100`` and
     ``variants=(0, 1, 2, 3)``, ``seed + i == 100 + v``, i.e. exactly that preset.
 
     Parameters
@@ -174,10 +174,10 @@ class HyperplaneStream(Stream):
     0.09. The paper used River, so the defaults keep River's exact semantics.
 
     Paper preset (the defaults). Online-BLS App. B: "we generate a data stream containing 20
-    features. Its noise level and drift magnitude are set to 1% and 0.5%". The project spec
-    (online_bls.md §8.3, decision 13) fixes ``Hyperplane(seed=1, n_features=20,
-    n_drift_features=2, mag_change=0.005, noise_percentage=0.01, sigma=0.1)``, first 100,000
-    samples; ``n_drift_features`` and ``sigma`` are River's defaults (the paper is silent).
+    features. Its noise level and drift magnitude are set to 1% and 0.5%". We read that as
+    ``Hyperplane(seed=1, n_features=20, n_drift_features=2, mag_change=0.005,
+    noise_percentage=0.01, sigma=0.1)``, first 100,000 samples; ``n_drift_features`` and
+    ``sigma`` are River's defaults (the paper is silent).
 
     Parameters
     ----------
