@@ -258,6 +258,14 @@ class Learner(Base):
         """Small parameter sets for the conformance checks (fast to run)."""
         yield {}
 
+    @classmethod
+    def estimate_bytes(cls, params: dict[str, Any], n_features: int,
+                       n_classes: int | None) -> int | None:
+        """A lower bound on the memory the learner's state needs (``None``: unknown).
+        The config refuses, before anything runs, a setting whose bound exceeds the
+        machine's memory."""
+        return None
+
 
 class Classifier(Learner):
     """Classifier over integer labels ``0..n_classes-1``; ``predict_one`` returns an int."""
@@ -338,6 +346,15 @@ class Stream(Base):
             n_features=X.shape[1],
             n_classes=n_classes,
         )
+
+    def estimate_size(self) -> tuple[int, int] | None:
+        """``(n_samples, n_features)`` without materialising the stream, when the
+        parameters say it (generated streams with ``n_samples``); ``None`` otherwise."""
+        n = getattr(self, "n_samples", None)
+        if not isinstance(n, int) or isinstance(n, bool):
+            return None
+        d = getattr(self, "n_features", None)
+        return n, d if isinstance(d, int) and not isinstance(d, bool) else 1
 
     def n_classes(self) -> int | None:
         """Number of classes declared by the stream (``None`` for regression)."""

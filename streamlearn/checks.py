@@ -1,6 +1,8 @@
 """Conformance checks every registered learner must pass (River's ``checks`` idea).
 
-``yield_checks(cls)`` yields ``(name, check)`` pairs; each check takes a learner class and a
+``yield_checks(cls)`` yields ``(name, check)`` pairs chosen by the learner's task and tags
+(a binary-only learner is checked on a two-class stream, a regressor on a linear target,
+a series learner on an AR(2) series); each check takes a learner class and a
 parameter dict and raises ``AssertionError`` on failure. ``tests/test_conformance.py`` runs
 them over the whole registry, so a new learner is checked without writing a new test.
 """
@@ -13,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn.base import Learner, has_predict_learn_many
+from streamlearn.base import LEARNER_TAGS, Learner, has_predict_learn_many
 
 Check = Callable[[type, dict[str, Any]], None]
 
 
-def _stream(n: int = 120, d: int = 5, c: int = 3, seed: int = 0) -> tuple[np.ndarray, ...]:
+def _blobs(n: int, d: int, c: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """A small, learnable classification stream (Gaussian blobs)."""
     rng = np.random.default_rng(seed)
     centers = rng.normal(scale=3.0, size=(c, d))
@@ -27,7 +29,40 @@ def _stream(n: int = 120, d: int = 5, c: int = 3, seed: int = 0) -> tuple[np.nda
     return X, y, c
 
 
-def _make(cls: type, params: dict[str, Any], d: int, c: int) -> Learner:
+def _linear(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    """A small, learnable regression stream: a linear target with 5 % noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + 0.05 * rng.normal(size=n)
+    return np.ascontiguousarray(X), np.ascontiguousarray(y), None
+
+
+def _series(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    """A univariate AR(2) series as (x_t, x_{t+1}) pairs: column 0 of ``X`` is the series,
+    ``y`` the next value, for learners that keep their own delay line."""
+    rng = np.random.default_rng(seed)
+    x = np.zeros(n + 1)
+    for t in range(2, n + 1):
+        x[t] = 1.5 * x[t - 1] - 0.75 * x[t - 2] + 0.1 * rng.normal()
+    return np.ascontiguousarray(x[:-1, None]), np.ascontiguousarray(x[1:]), None
+
+
+def check_stream(cls: type, n: int = 120, seed: int = 0) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The check stream that suits a learner's tags: a time series (``needs_series``), a
+    regression stream, a binary stream (``binary_only``) or a 3-class stream."""
+    tags = cls.all_tags()
+    if "needs_series" in tags:
+        return _series(n, seed)
+    if "regression" in tags:
+        return _linear(n, 5, seed)
+    return _blobs(n, 5, 2 if "binary_only" in tags else 3, seed)
+
+
+def _stream(n: int = 120, d: int = 5, c: int = 3, seed: int = 0) -> tuple[np.ndarray, ...]:
+    return _blobs(n, d, c, seed)
+
+
+def _make(cls: type, params: dict[str, Any], d: int, c: int | None) -> Learner:
     learner = cls(**params)
     learner.reset(d, c)
     return learner
@@ -37,7 +72,7 @@ def _loop(learner: Learner, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     out = []
     for i in range(X.shape[0]):
         out.append(learner.predict_one(X[i]))
-        learner.learn_one(X[i], int(y[i]))
+        learner.learn_one(X[i], y[i].item())
     return np.asarray(out)
 
 
@@ -54,29 +89,38 @@ def check_params_roundtrip(cls: type, params: dict[str, Any]) -> None:
 
 
 def check_predictions_valid(cls: type, params: dict[str, Any]) -> None:
-    X, y, c = _stream()
+    X, y, c = check_stream(cls)
     preds = _loop(_make(cls, params, X.shape[1], c), X, y)
+    if c is None:
+        assert np.issubdtype(preds.dtype, np.floating), f"predictions are {preds.dtype}"
+        assert np.all(np.isfinite(preds)), "non-finite predictions"
+        return
     assert np.issubdtype(preds.dtype, np.integer), f"predictions are {preds.dtype}"
     assert preds.min() >= 0 and preds.max() < c
 
 
 def check_learns(cls: type, params: dict[str, Any]) -> None:
-    """Better than the majority class on easy, well-separated blobs."""
-    X, y, c = _stream(n=1000)
+    """Better than the majority class on easy, well-separated blobs; for regression, a
+    mean squared error on the second half below the target's variance there."""
+    X, y, c = check_stream(cls, n=1000)
     preds = _loop(_make(cls, params, X.shape[1], c), X, y)
+    if c is None:
+        mse = float(np.mean((preds[500:] - y[500:]) ** 2))
+        assert mse < float(np.var(y[500:])), "does not learn an easy regression stream"
+        return
     majority = np.bincount(y).max() / y.size
     assert np.mean(preds[500:] == y[500:]) > majority, "does not learn an easy stream"
 
 
 def check_seeded_reproducible(cls: type, params: dict[str, Any]) -> None:
-    X, y, c = _stream()
+    X, y, c = check_stream(cls)
     a = _loop(_make(cls, params, X.shape[1], c), X, y)
     b = _loop(_make(cls, params, X.shape[1], c), X, y)
     np.testing.assert_array_equal(a, b)
 
 
 def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
-    X, y, c = _stream(n=40)
+    X, y, c = check_stream(cls, n=40)
     X0, y0 = X.copy(), y.copy()
     learner = _make(cls, params, X.shape[1], c)
     _loop(learner, X, y)
@@ -87,7 +131,7 @@ def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
 
 
 def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
-    X, y, c = _stream(n=60)
+    X, y, c = check_stream(cls, n=60)
     learner = _make(cls, params, X.shape[1], c)
     _loop(learner, X[:40], y[:40])
     copy = pickle.loads(pickle.dumps(learner))
@@ -98,7 +142,7 @@ def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
 
 def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
     """``predict_learn_many`` over chunks ≡ the per-sample loop (identical predictions)."""
-    X, y, c = _stream(n=150)
+    X, y, c = check_stream(cls, n=150)
     loop = _loop(_make(cls, params, X.shape[1], c), X, y)
     learner = _make(cls, params, X.shape[1], c)
     many = np.concatenate([learner.predict_learn_many(X[s:s + 37], y[s:s + 37])
@@ -106,12 +150,24 @@ def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
     np.testing.assert_array_equal(loop, many)
 
 
+def check_tags_known(cls: type, params: dict[str, Any]) -> None:
+    unknown = set(cls.all_tags()) - set(LEARNER_TAGS)
+    assert not unknown, f"unknown tags {sorted(unknown)}; known: {sorted(LEARNER_TAGS)}"
+    if "binary_only" in cls.all_tags():
+        assert cls.task == "classification", "binary_only on a non-classifier"
+
+
 def yield_checks(cls: type) -> Iterator[tuple[str, Check]]:
+    """The checks that apply to a learner class, chosen by its task and tags. A learner
+    that grows on a fixed split (``grows_on_split``) is not a prequential learner: only
+    the structural checks apply to it here; its protocol tests the rest."""
     yield "docstring", check_has_docstring
     yield "params_roundtrip", check_params_roundtrip
-    if cls.task == "classification":
-        yield "predictions_valid", check_predictions_valid
-        yield "learns", check_learns
+    yield "tags_known", check_tags_known
+    if "grows_on_split" in cls.all_tags():
+        return
+    yield "predictions_valid", check_predictions_valid
+    yield "learns", check_learns
     yield "seeded_reproducible", check_seeded_reproducible
     yield "inputs_not_mutated", check_inputs_not_mutated
     yield "pickle_roundtrip", check_pickle_roundtrip

@@ -218,12 +218,14 @@ def validate(
 ) -> None:
     """Check a config (names, types, ranges, data files) without running anything."""
     from streamlearn.config import load_config
+    from streamlearn.evaluation.output_dir import check_writable
     from streamlearn.evaluation.runner import check_streams_available, plan_runs
 
     cfg = load_config(config)
     if smoke:
         cfg = cfg.smoke_version()
     check_streams_available(cfg, _resolve_data_dir(data_dir))
+    check_writable(_output_dir(cfg, None, smoke), create=False)
     runs = plan_runs(cfg)
     console.print(
         f"{config}: valid. {len(cfg.streams)} stream(s) × {len(cfg.algorithms)} algorithm(s) × "

@@ -689,6 +689,25 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
             raise _fail(f"{path}.normalize_warmup", f"{s.normalize_warmup} is larger than "
                         f"max_samples ({s.max_samples}): the scale would be fitted on "
                         "samples the run never sees.")
+    sizes: list[tuple[int, int] | None] = []
+    ram = physical_memory_bytes()
+    for i, s in enumerate(cfg.streams):
+        size = _build(registry.get_stream(s.name), s.params, f"streams[{i}].params"
+                      ).estimate_size()
+        if size is not None and s.max_samples is not None:
+            size = (min(size[0], s.max_samples), size[1])
+        if size is not None and ram and 8 * size[0] * (size[1] + 1) > ram:
+            raise _fail(f"streams[{i}].params", f"stream {s.label!r} has {size[0]:,} samples "
+                        f"× {size[1]} feature(s): at least {_bytes(8 * size[0] * (size[1] + 1))}"
+                        f" in memory, more than this machine has ({_bytes(ram)}). Lower "
+                        "n_samples or set max_samples.")
+        if (size is not None and s.normalize_warmup is not None
+                and s.normalize_warmup > size[0]):
+            raise _fail(f"streams[{i}].normalize_warmup", f"{s.normalize_warmup} is larger "
+                        f"than the stream ({size[0]} samples): the scale cannot be fitted on "
+                        "a prefix that long.")
+        sizes.append(size)
+    widths = [sz[1] for sz in sizes if sz is not None] or [1]
     for i, a in enumerate(cfg.algorithms):
         path = f"algorithms[{i}]" if a.sweep is None else f"algorithms (label {a.label!r})"
         cls = _lookup(registry.get_algorithm, a.name, f"{path}.name")
@@ -698,6 +717,11 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
                         f"{a.name!r}: {why}.")
         _build(cls, a.params, f"{path}.params")
         _build(cls, {**a.params, **a.smoke_params}, f"{path}.smoke_params")
+        need = cls.estimate_bytes(a.params, max(widths), None)
+        if need is not None and ram and need > ram:
+            raise _fail(f"{path}.params", f"algorithm {a.label!r} needs at least "
+                        f"{_bytes(need)} of memory for its state with these parameters, "
+                        f"more than this machine has ({_bytes(ram)}).")
     stream_labels = {s.label for s in cfg.streams}
     algo_labels = {a.label for a in cfg.algorithms} | set(cfg.reference.cited)
     for s_label, per_algo in cfg.reference.values.items():
@@ -711,6 +735,24 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
                             f"no algorithm (or cited entry) has label {a_label!r}."
                             f"{_close_matches(a_label, sorted(algo_labels))} "
                             f"Labels: {', '.join(sorted(algo_labels))}.")
+
+
+def physical_memory_bytes() -> int | None:
+    """Total physical memory of the machine (``None`` where the OS does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not on POSIX
+        return None
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
 
 
 def _lookup(getter: Any, name: str, path: str) -> type:

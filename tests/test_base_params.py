@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from streamlearn import registry
-from streamlearn.algorithms._bls_common import BLSClassifier
+from streamlearn.algorithms.broad_learning import BLSClassifier
 from streamlearn.base import Base, UserError
 
 registry.load_all()

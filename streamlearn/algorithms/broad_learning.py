@@ -311,6 +311,17 @@ class BLSClassifier(Classifier):
             raise UserError(f"{type(self).__name__}: 'input_high' must exceed 'input_low'.")
 
     @classmethod
+    def estimate_bytes(cls, params: dict[str, Any], n_features: int,
+                       n_classes: int | None) -> int:
+        """A lower bound on the learner's memory: one ``m × m`` float64 matrix (the
+        Cholesky factor, inverse or ``K`` of every BLS variant), ``m = n1·n2 + n3·n4``
+        (eq. 3), plus the feature map and the output weights."""
+        p = {**cls.default_params(), **params}
+        m = int(p["n1"]) * int(p["n2"]) + int(p["n3"]) * int(p["n4"])
+        c = max(int(n_classes or 2), 2)
+        return 8 * (m * m + m * (c + 1) + int(n_features) * int(p["n1"]) * int(p["n2"]))
+
+    @classmethod
     def _bls_test_params(cls) -> dict[str, Any]:
         """Small feature map for fast conformance checks."""
         return {"n1": 3, "n2": 2, "n3": 20, "n4": 1, "lam": 1e-2, "seed": 0}

@@ -59,11 +59,22 @@ _STATUS = {
 
 
 def _raise_status(learner: BLSClassifier, status: int) -> None:
-    if status != CholeskyStatus.OK:
+    if status == CholeskyStatus.OK:
+        return
+    what = f"{type(learner).__name__}: {_STATUS.get(status, f'kernel status {status}')}"
+    lam = float(getattr(learner, "lam", 1.0))
+    if lam < TINY_LAM:
         raise UserError(
-            f"{type(learner).__name__}: {_STATUS.get(status, f'kernel status {status}')} "
-            "(check the input scaling: very large broad features overflow the factor)."
-        )
+            f"{what}. The 'lam' parameter is {lam:g}: a ridge parameter this small leaves "
+            "the factor (initially sqrt(lam) I) so close to singular that its solves "
+            f"overflow float64. Raise lam (the Online-BLS paper uses 1e-8; >= {TINY_LAM:g} "
+            "is safe with inputs scaled to [0, 1]).")
+    raise UserError(f"{what} (lam = {lam:g}; check the input scaling: very large broad "
+                    "features overflow the factor).")
+
+
+#: below this ridge parameter a non-finite factor is blamed on ``lam`` itself
+TINY_LAM = 1e-100
 
 
 class _ChunkedBLS(BLSClassifier):
