@@ -91,7 +91,8 @@ def open_write(path: Path, *, suffix: str = TMP_SUFFIX) -> Iterator[BinaryIO]:
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=suffix)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=suffix,
+                                   prefix=f".{path.name[:200]}.{os.getpid()}{PID_MARK}")
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()
