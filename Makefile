@@ -31,6 +31,7 @@ test-all: install
 
 lint: install
 	$(BIN)/ruff check streamlearn tests benchmarks
+	$(BIN)/mypy
 
 # Every config in configs/ in smoke mode (small cap, one repetition): proves none has rotted.
 smoke: install

@@ -137,7 +137,7 @@ def write_json(path: Path, obj: Any) -> None:
 def write_npz(path: Path, **arrays: np.ndarray) -> None:
     """Write compressed ``.npz`` arrays atomically."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
+    np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]
     write_bytes(path, buf.getvalue())
 
 

@@ -64,6 +64,10 @@ class Interval:
             return "must be an integer"
         if isinstance(value, float) and not math.isfinite(value):
             return "must be finite"
+        try:
+            value = float(value)
+        except OverflowError:
+            return f"must be in the range {self.describe()}"
         lo_ok = self.low is None or (
             value >= self.low if self.closed in ("both", "left") else value > self.low
         )
@@ -528,7 +532,7 @@ class Protocol(Base):
     #: context entries its metrics may read (:attr:`Metric.requires`)
     provides: ClassVar[frozenset[str]] = frozenset({"X"})
 
-    def incompatibility(self, learner_cls: type) -> str | None:
+    def incompatibility(self, learner_cls: type[Learner]) -> str | None:
         """Why this protocol cannot run ``learner_cls`` (``None`` when it can)."""
         if getattr(learner_cls, "task", None) != self.task:
             return (f"it is a {learner_cls.task} learner and this protocol needs a "
@@ -545,7 +549,7 @@ class Protocol(Base):
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         raise NotImplementedError
 
-    def check_data(self, learner_cls: type, data: PreparedData) -> None:
+    def check_data(self, learner_cls: type[Learner], data: PreparedData) -> None:
         """Raise :class:`UserError` when the prepared data does not suit the learner
         (e.g. a binary-only learner on a multi-class stream)."""
         if "binary_only" in learner_cls.all_tags() and (data.n_classes or 0) > 2:

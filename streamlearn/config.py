@@ -178,7 +178,7 @@ class OutputsConfig:
 @dataclass(frozen=True)
 class ReferenceConfig:
     source: str = ""
-    values: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    values: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
     cited: tuple[str, ...] = ()
     notes: str = ""
 
@@ -315,7 +315,8 @@ def _mapping(value: Any, path: str) -> dict[str, Any]:
     return value
 
 
-def _int(value: Any, path: str, low: int | None = None, allow_none: bool = False) -> int | None:
+def _opt_int(value: Any, path: str, low: int | None = None,
+             allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
@@ -325,18 +326,30 @@ def _int(value: Any, path: str, low: int | None = None, allow_none: bool = False
     return value
 
 
+def _int(value: Any, path: str, low: int | None = None) -> int:
+    out = _opt_int(value, path, low)
+    assert out is not None
+    return out
+
+
 def _str(value: Any, path: str) -> str:
     if not isinstance(value, str) or not value:
         raise _fail(path, f"expected a non-empty string, got {_type_name(value)} {value!r}.")
     return value
 
 
-def _bool(value: Any, path: str, allow_none: bool = False) -> bool | None:
+def _opt_bool(value: Any, path: str, allow_none: bool = False) -> bool | None:
     if value is None and allow_none:
         return None
     if not isinstance(value, bool):
         raise _fail(path, f"expected true or false, got {_type_name(value)} {value!r}.")
     return value
+
+
+def _bool(value: Any, path: str) -> bool:
+    out = _opt_bool(value, path)
+    assert out is not None
+    return out
 
 
 def _choice(value: Any, path: str, choices: list[str]) -> str:
@@ -443,14 +456,15 @@ def _parse_stream(raw: Any, path: str) -> list[StreamConfig]:
     name = _str(d["name"], f"{path}.name")
     label = _str(d.get("label", name), f"{path}.label")
     params = dict(_mapping(d.get("params"), f"{path}.params"))
-    common = dict(
+    common: dict[str, Any] = dict(
         name=name,
-        shuffle=_bool(d.get("shuffle"), f"{path}.shuffle", allow_none=True),
-        reseed=_bool(d.get("reseed"), f"{path}.reseed", allow_none=True),
+        shuffle=_opt_bool(d.get("shuffle"), f"{path}.shuffle", allow_none=True),
+        reseed=_opt_bool(d.get("reseed"), f"{path}.reseed", allow_none=True),
         normalize=_choice(d.get("normalize", "none"), f"{path}.normalize", NORMALIZERS),
-        normalize_warmup=_int(d.get("normalize_warmup"), f"{path}.normalize_warmup", 2, True),
+        normalize_warmup=_opt_int(d.get("normalize_warmup"), f"{path}.normalize_warmup", 2,
+                                  True),
         normalize_range=_range(d.get("normalize_range"), f"{path}.normalize_range"),
-        max_samples=_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
+        max_samples=_opt_int(d.get("max_samples"), f"{path}.max_samples", 1, True),
     )
     if "sweep" not in d:
         return [StreamConfig(label=label, params=params, **common)]
@@ -485,7 +499,7 @@ def _parse_algorithm(raw: Any, path: str) -> list[AlgorithmConfig]:
 def _parse_reference(raw: Any, path: str) -> ReferenceConfig:
     d = _mapping(raw, path)
     _check_keys(d, path, {"source", "values", "cited", "notes"}, set())
-    values: dict[str, dict[str, dict[str, float]]] = {}
+    values: dict[str, dict[str, dict[str, float | None]]] = {}
     for s_label, per_algo in _mapping(d.get("values"), f"{path}.values").items():
         values[s_label] = {}
         for a_label, per_metric in _mapping(per_algo, f"{path}.values.{s_label}").items():
@@ -620,7 +634,8 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     _check_keys(out, "outputs", {"dir", "tables", "plots", "curve_metric"}, set())
     curve_metric = _choice(out.get("curve_metric", proto.default_curve_metric),
                            "outputs.curve_metric", metric_names)
-    has_sweep = any(x.sweep is not None for x in (*streams, *algorithms))
+    has_sweep = (any(x.sweep is not None for x in streams)
+                 or any(x.sweep is not None for x in algorithms))
     default_plots = list(PLOT_KINDS) if has_sweep else ["learning_curve", "time"]
     outputs = OutputsConfig(
         # '~' means the home directory, as in a shell; a relative path is resolved against
@@ -755,14 +770,14 @@ def _bytes(n: float) -> str:
     return f"{n:.1f} PiB"  # pragma: no cover
 
 
-def _lookup(getter: Any, name: str, path: str) -> type:
+def _lookup(getter: Any, name: str, path: str) -> Any:
     try:
         return getter(name)
     except UserError as exc:
         raise _fail(path, str(exc)) from None
 
 
-def _build(cls: type, params: dict[str, Any], path: str) -> Any:
+def _build(cls: Any, params: dict[str, Any], path: str) -> Any:
     try:
         cls.check_param_names(params)
         return cls(**params)

@@ -15,7 +15,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from streamlearn.base import UserError, _close_matches
+from streamlearn.base import Learner, Protocol, Stream, UserError, _close_matches
 
 T = TypeVar("T")
 
@@ -85,11 +85,11 @@ def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
     return table[name]
 
 
-def get_algorithm(name: str) -> type:
+def get_algorithm(name: str) -> type[Learner]:
     return _lookup(ALGORITHMS, "algorithm", name)
 
 
-def get_stream(name: str) -> type:
+def get_stream(name: str) -> type[Stream]:
     return _lookup(STREAMS, "stream", name)
 
 
@@ -97,7 +97,7 @@ def get_metric(name: str) -> Any:
     return _lookup(METRICS, "metric", name)
 
 
-def get_protocol(name: str) -> type:
+def get_protocol(name: str) -> type[Protocol]:
     return _lookup(PROTOCOLS, "protocol", name)
 
 
