@@ -175,7 +175,7 @@ def run(
     from streamlearn.config import load_config
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import build_report
+    from streamlearn.reporting.report import build_report, problem_lines
 
     cfg = load_config(config)
     if smoke:
@@ -197,16 +197,19 @@ def run(
     summary, written = build_report(out_dir)
     elapsed = time.perf_counter() - t0
     if not quiet:
-        for table in tables.rich_tables(summary):
+        for table in tables.rich_tables(summary, width=console.width):
             console.print(table)
     else:
         print(tables.to_markdown(summary))
     console.print(
         f"{result.n_run} run(s) computed, {result.n_skipped} already complete, "
-        f"{len(result.failed)} failed, in {elapsed:.1f} s. Results: {out_dir}")
+        f"{len(result.failed)} failed, in {elapsed:.1f} s. Results: {out_dir}",
+        markup=False, highlight=False, soft_wrap=True)
     for p in written:
-        console.print(f"  wrote {p}")
-    if result.failed:
+        console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
+    for line in problem_lines(summary):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if result.failed or summary.problems:
         raise typer.Exit(1)
 
 
@@ -265,17 +268,28 @@ def list_(
 def report(
     directory: Annotated[Path, typer.Argument(help="An output directory of `streamlearn run`.")],
 ) -> None:
-    """Rebuild tables and plots from the saved run records alone (nothing is re-run)."""
+    """Rebuild tables and plots from the saved run records alone (nothing is re-run).
+
+    Records that are corrupt (do not parse) or incomplete (lack a field the tables need)
+    are left out and named, with the reason, on stderr; the exit code is then 1. Runs not
+    yet recorded are only counted (exit code 0): a report of an unfinished experiment is
+    normal.
+    """
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import build_report
+    from streamlearn.reporting.report import build_report, problem_lines, status_lines
 
     summary, written = build_report(directory)
-    for table in tables.rich_tables(summary):
+    for table in tables.rich_tables(summary, width=console.width):
         console.print(table)
-    if summary.missing:
-        console.print(f"{len(summary.missing)} planned run(s) have no complete record yet.")
+    for line in status_lines(summary):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     for p in written:
-        console.print(f"  wrote {p}")
+        console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
+    problems = problem_lines(summary)
+    for line in problems:
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if problems:
+        raise typer.Exit(1)
 
 
 def _mount_data_commands() -> None:

@@ -9,13 +9,48 @@ from streamlearn.reporting.summary import Summary, summarize
 
 
 def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
-    """Aggregate ``out_dir``'s records; write the tables and plots its config asks for."""
+    """Aggregate ``out_dir``'s records; write the tables and plots its config asks for.
+
+    Records that are corrupt or incomplete are left out and listed in
+    ``summary.problems``; the caller decides what that means (the CLI exits non-zero)."""
+    out_dir = Path(out_dir)
     summary = summarize(out_dir)
     outputs = summary.config["outputs"]
-    written = tables.write_tables(summary, out_dir, outputs["tables"])
+    written = tables.write_tables(summary, out_dir, outputs.get("tables", []))
+    plot_kinds = outputs.get("plots", [])
     if summary.runs:
-        if "learning_curve" in outputs["plots"]:
+        if "learning_curve" in plot_kinds and outputs.get("curve_metric"):
             written += plots.learning_curves(summary, out_dir, outputs["curve_metric"])
-        if "time" in outputs["plots"]:
+        if "time" in plot_kinds:
             written += plots.time_bars(summary, out_dir)
+        if "sweep" in plot_kinds:
+            written += [f.path for f in plots.sweep_plots(summary, out_dir) if f.path]
     return summary, written
+
+
+def problem_lines(summary: Summary) -> list[str]:
+    """What the CLI says about records it could not use (empty when all are usable)."""
+    if not summary.problems:
+        return []
+    lines = [f"{len(summary.problems)} record(s) could not be used and are left out of the "
+             "tables:"]
+    lines += [f"  {p.describe()}" for p in summary.problems]
+    lines.append("Delete these files and run `streamlearn run` with the same config again "
+                 "to recompute them.")
+    return lines
+
+
+def status_lines(summary: Summary) -> list[str]:
+    """Missing (not yet run or stale) and failed runs, one line each kind."""
+    lines = []
+    if summary.missing:
+        line = f"{len(summary.missing)} planned run(s) have no complete record yet"
+        if summary.stale:
+            line += (f" ({len(summary.stale)} of them have a record of an earlier config; "
+                     "`streamlearn run` recomputes them)")
+        lines.append(line + ".")
+    if summary.failed:
+        lines.append(f"{len(summary.failed)} run(s) failed: "
+                     + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5])
+                     + ("; …" if len(summary.failed) > 5 else ""))
+    return lines

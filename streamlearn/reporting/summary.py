@@ -2,10 +2,23 @@
 
 Everything here reads only ``experiment.json`` and ``runs/*.json``; nothing is re-run.
 SD is the sample standard deviation (``ddof=1``) over seeds, 0 for a single run.
+
+Each planned run's record is sorted into one of:
+
+* good (``runs``): parses, complete, made from the planned run specification;
+* failed (``failed``): the learner raised; the record names the error;
+* missing (``missing``): no record yet, or a record of another specification (``stale``:
+  the config changed since; ``streamlearn run`` recomputes it);
+* a problem (``problems``): the file exists but cannot be used, because it does not parse
+  (``corrupt``) or lacks or garbles something a report needs (``incomplete``). The report
+  is built without it and names the file and the reason.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,9 +26,33 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamlearn.base import UserError
+from streamlearn.base import Metric, UserError
 from streamlearn.evaluation import records
-from streamlearn.registry import get_metric, load_all
+from streamlearn.registry import load_all
+from streamlearn.reporting.display import (
+    DEFAULT_CURVE_AXIS,
+    TIMINGS,
+    info_problem,
+    metric_display,
+)
+
+#: columns of the long table (``summary.csv``); ``mean``, ``sd``, ``paper`` and ``diff``
+#: are in display units (``unit``: "%" for accuracies, "µs" for times)
+COLUMNS = ["stream", "algorithm", "metric", "mean", "sd", "n", "paper", "diff", "kind",
+           "unit"]
+
+
+@dataclass(frozen=True)
+class RecordProblem:
+    """A planned run's record that exists but cannot be used."""
+
+    run_id: str
+    path: Path
+    kind: str  # "corrupt" (does not parse) or "incomplete" (lacks or garbles a field)
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.kind}: {self.reason}"
 
 
 @dataclass
@@ -24,9 +61,13 @@ class Summary:
 
     manifest: dict[str, Any]
     runs: list[dict[str, Any]]  # complete records of the planned runs
-    missing: list[str]  # planned run ids without a complete record
-    table: pd.DataFrame  # long form: stream, algorithm, metric, mean, sd, n, paper, diff, kind
+    missing: list[str]  # planned run ids without a usable record of this specification
+    table: pd.DataFrame  # long form: COLUMNS
     failed: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[RecordProblem] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # the part of ``missing`` with an old record
+    displays: dict[str, type[Metric]] = field(default_factory=dict)
+    out_dir: Path | None = None
 
     @property
     def config(self) -> dict[str, Any]:
@@ -36,36 +77,215 @@ class Summary:
     def metrics(self) -> list[str]:
         return list(self.config["metrics"])
 
+    def display(self, metric: str) -> Any:
+        """How ``metric`` is shown: the records' ``metric_info``, else the registry's."""
+        if metric in TIMINGS:
+            return TIMINGS[metric]
+        if metric not in self.displays:
+            self.displays[metric] = metric_display(metric)
+        return self.displays[metric]
+
+    def curve_axis(self, runs: list[dict[str, Any]] | None = None) -> str:
+        """The x label of the learning curves of ``runs`` (default: all good runs)."""
+        for r in self.runs if runs is None else runs:
+            if isinstance(r.get("curve_axis"), str) and r["curve_axis"]:
+                return r["curve_axis"]
+        return DEFAULT_CURVE_AXIS
+
 
 def _sd(values: np.ndarray) -> float:
     return float(np.std(values, ddof=1)) if values.size > 1 else 0.0
 
 
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _read(path: Path) -> tuple[Any, str | None]:
+    """(parsed JSON, None), (None, None) when the file does not exist, or (None, why it
+    cannot be read)."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    if not text.strip():
+        return None, "is empty"
+    try:
+        return json.loads(text.decode("utf-8")), None
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except json.JSONDecodeError as exc:
+        return None, (f"is not valid JSON ({exc.msg} at line {exc.lineno} column "
+                      f"{exc.colno}; a write was probably cut short)")
+    except RecursionError:
+        return None, "is not valid JSON (nested too deeply)"
+
+
+def record_problem(rec: dict[str, Any], planned: dict[str, Any],
+                   metrics: list[str]) -> str | None:
+    """Why a record of status ``ok`` cannot be reported (None when it can)."""
+    for key in ("stream", "algorithm"):
+        if key in planned and rec.get(key) != planned[key]:
+            return f"'{key}' is {rec.get(key)!r}, but the planned run has {planned[key]!r}"
+    absent = [k for k in ("metrics", "timing", "curves") if k not in rec]
+    if absent:
+        return "the required key(s) " + ", ".join(repr(k) for k in absent) + " are missing"
+    for key in ("metrics", "timing", "curves"):
+        if not isinstance(rec[key], dict):
+            return f"'{key}' is {type(rec[key]).__name__}, not a mapping"
+    lacking = [m for m in metrics if m not in rec["metrics"]]
+    if lacking:
+        return "'metrics' lacks " + ", ".join(repr(m) for m in lacking)
+    for name, value in rec["metrics"].items():
+        if not _is_number(value):
+            return f"metrics.{name} is {value!r}, not a number"
+    for key in ("per_sample_seconds", "per_sample_learn_seconds"):
+        value = rec["timing"].get(key)
+        if value is not None and not _is_number(value):
+            return f"timing.{key} is {value!r}, not a number"
+    curves = rec["curves"]
+    t = curves.get("t")
+    if not isinstance(t, list):
+        return "curves.t (the curves' x positions) is missing or not a list"
+    for name, ys in curves.items():
+        if not isinstance(ys, list) or len(ys) != len(t):
+            return f"curves.{name} is not a list of {len(t)} values (one per curves.t)"
+        if not all(y is None or _is_number(y) for y in ys):
+            return f"curves.{name} holds a value that is not a number"
+    info = rec.get("metric_info")
+    if info is not None:
+        if not isinstance(info, dict):
+            return f"'metric_info' is {type(info).__name__}, not a mapping"
+        for name, entry in info.items():
+            why = info_problem(entry)
+            if why is not None:
+                return f"metric_info.{name} {why}"
+    axis = rec.get("curve_axis")
+    if axis is not None and not isinstance(axis, str):
+        return f"'curve_axis' is {axis!r}, not text"
+    return None
+
+
+def _check_manifest(manifest: Any, path: Path) -> None:
+    def bad(why: str) -> UserError:
+        return UserError(f"{path} is not a valid experiment manifest: {why}. It is written "
+                         "by `streamlearn run`; run the experiment again to rewrite it.")
+
+    if not isinstance(manifest, dict):
+        raise bad("it is not a JSON object")
+    cfg, runs = manifest.get("config"), manifest.get("runs")
+    if not isinstance(cfg, dict):
+        raise bad("'config' is missing")
+    lacking = [k for k in ("name", "protocol", "seeds", "streams", "algorithms", "metrics",
+                           "outputs", "reference") if k not in cfg]
+    if lacking:
+        raise bad("'config' lacks " + ", ".join(repr(k) for k in lacking))
+    if not isinstance(runs, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("run_id"), str) and "digest" in r
+            for r in runs):
+        raise bad("'runs' is missing or not a list of planned runs")
+
+
 def load_runs(out_dir: Path) -> tuple[dict[str, Any], list[dict], list[str], list[dict]]:
-    manifest = records.read_json(out_dir / "experiment.json")
+    """The manifest, good records, missing run ids and failed records of ``out_dir``
+    (see :func:`sort_records` for the problems and stale records too)."""
+    manifest, ok, missing, failed, _, _ = sort_records(out_dir)
+    return manifest, ok, missing, failed
+
+
+def read_manifest(out_dir: Path) -> dict[str, Any]:
+    path = out_dir / "experiment.json"
+    manifest, why = _read(path)
     if manifest is None:
         raise UserError(
-            f"{out_dir} is not a streamlearn results directory (no readable experiment.json). "
-            "Give the directory that `streamlearn run` wrote (outputs.dir of the config)."
-        )
-    ok, missing, failed = [], [], []
+            f"{out_dir} is not a streamlearn results directory (no readable experiment.json"
+            + (f": it {why}" if why else "")
+            + "). Give the directory that `streamlearn run` wrote (outputs.dir of the config).")
+    _check_manifest(manifest, path)
+    return manifest
+
+
+def sort_records(out_dir: Path) -> tuple[dict[str, Any], list[dict], list[str], list[dict],
+                                         list[RecordProblem], list[str]]:
+    """Read every planned run's record; sort them as the module docstring says."""
+    manifest = read_manifest(out_dir)
+    metrics = list(manifest["config"]["metrics"])
+    ok, missing, failed, problems, stale = [], [], [], [], []
     for run in manifest["runs"]:
-        rec = records.read_json(records.record_path(out_dir, run["run_id"]))
-        if not records.is_complete(rec, run["digest"]):
-            missing.append(run["run_id"])
-        elif rec.get("status") == "failed":
+        rid = run["run_id"]
+        path = records.record_path(out_dir, rid)
+        rec, why = _read(path)
+        if why is not None:
+            problems.append(RecordProblem(rid, path, "corrupt", why))
+            continue
+        if rec is None:
+            missing.append(rid)
+            continue
+        if not isinstance(rec, dict):
+            problems.append(RecordProblem(rid, path, "corrupt",
+                                          f"is a JSON {type(rec).__name__}, not an object"))
+            continue
+        if rec.get("complete") is not True:
+            problems.append(RecordProblem(rid, path, "incomplete",
+                                          "it is not marked complete (\"complete\": true)"))
+            continue
+        if (rec.get("digest") != run["digest"]
+                or rec.get("schema_version") != records.SCHEMA_VERSION):
+            missing.append(rid)
+            stale.append(rid)
+            continue
+        status = rec.get("status")
+        if status == "failed":
+            rec.setdefault("error", "(the record does not say why)")
             failed.append(rec)
+        elif status != "ok":
+            problems.append(RecordProblem(rid, path, "incomplete",
+                                          f"'status' is {status!r}, not 'ok' or 'failed'"))
         else:
-            ok.append(rec)
-    return manifest, ok, missing, failed
+            why = record_problem(rec, run, metrics)
+            if why is None:
+                ok.append(rec)
+            else:
+                problems.append(RecordProblem(rid, path, "incomplete", why))
+    return manifest, ok, missing, failed, problems, stale
+
+
+def _displays(cfg: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, type[Metric]]:
+    """Display of each metric: the first record's ``metric_info`` that has it, else the
+    registry's."""
+    names = dict.fromkeys([*cfg["metrics"], cfg["outputs"].get("curve_metric", "")])
+    names.pop("", None)
+    out = {}
+    for name in names:
+        info = next((r["metric_info"][name] for r in runs
+                     if isinstance(r.get("metric_info"), dict) and name in r["metric_info"]),
+                    None)
+        out[name] = metric_display(name, info)
+    return out
+
+
+def _row(stream: str, algo: str, metric: str, unit: str, **values: Any) -> dict[str, Any]:
+    row = {"stream": stream, "algorithm": algo, "metric": metric, "mean": np.nan,
+           "sd": np.nan, "n": 0, "paper": np.nan, "diff": np.nan, "kind": "run",
+           "unit": unit}
+    row.update(values)
+    return row
+
+
+def _float(x: Any) -> float:
+    return float(x) if _is_number(x) else math.nan
 
 
 def summarize(out_dir: Path) -> Summary:
     """Read the records of ``out_dir`` and aggregate them."""
     load_all()
-    manifest, runs, missing, failed = load_runs(out_dir)
+    out_dir = Path(out_dir)
+    manifest, runs, missing, failed, problems, stale = sort_records(out_dir)
     cfg = manifest["config"]
-    ref_values = cfg["reference"]["values"]
+    displays = _displays(cfg, runs)
+    ref_values = cfg["reference"].get("values") or {}
     rows = []
     for s in cfg["streams"]:
         s_label = s["label"]
@@ -74,39 +294,30 @@ def summarize(out_dir: Path) -> Summary:
             mine = [r for r in runs if r["stream"] == s_label and r["algorithm"] == a_label]
             paper = ref_values.get(s_label, {}).get(a_label, {})
             for metric in cfg["metrics"]:
-                vals = np.array([r["metrics"][metric] for r in mine if metric in r["metrics"]])
-                scale = get_metric(metric).scale
-                mean = float(vals.mean() * scale) if vals.size else np.nan
-                sd = _sd(vals * scale) if vals.size else np.nan
+                m = displays[metric]
+                vals = np.array([r["metrics"][metric] for r in mine], dtype=float) * m.scale
                 ref = paper.get(metric)
-                rows.append({
-                    "stream": s_label, "algorithm": a_label, "metric": metric,
-                    "mean": mean, "sd": sd, "n": int(vals.size),
-                    "paper": np.nan if ref is None else ref,
-                    "diff": np.nan if ref is None or not vals.size else mean - ref,
-                    "kind": "run",
-                })
+                mean = float(vals.mean()) if vals.size else np.nan
+                rows.append(_row(
+                    s_label, a_label, metric, m.unit, mean=mean,
+                    sd=_sd(vals) if vals.size else np.nan, n=int(vals.size),
+                    paper=np.nan if ref is None else ref,
+                    diff=np.nan if ref is None or not vals.size else mean - ref))
             for key, name in (("per_sample_seconds", "us_per_sample"),
                               ("per_sample_learn_seconds", "us_per_update")):
-                vals = np.array([r["timing"][key] for r in mine], dtype=float) * 1e6
+                vals = np.array([_float(r["timing"].get(key)) for r in mine]) * 1e6
                 vals = vals[np.isfinite(vals)]
-                rows.append({
-                    "stream": s_label, "algorithm": a_label, "metric": name,
-                    "mean": float(vals.mean()) if vals.size else np.nan,
-                    "sd": _sd(vals) if vals.size else np.nan,
-                    "n": int(vals.size), "paper": np.nan, "diff": np.nan, "kind": "run",
-                })
-        for a_label in cfg["reference"]["cited"]:
+                rows.append(_row(s_label, a_label, name, TIMINGS[name].unit,
+                                 mean=float(vals.mean()) if vals.size else np.nan,
+                                 sd=_sd(vals) if vals.size else np.nan, n=int(vals.size)))
+        for a_label in cfg["reference"].get("cited", []):
             paper = ref_values.get(s_label, {}).get(a_label)
             if not paper:
                 continue
             for metric in cfg["metrics"]:
                 ref = paper.get(metric)
-                rows.append({
-                    "stream": s_label, "algorithm": a_label, "metric": metric,
-                    "mean": np.nan, "sd": np.nan, "n": 0,
-                    "paper": np.nan if ref is None else ref, "diff": np.nan, "kind": "cited",
-                })
-    table = pd.DataFrame(rows, columns=["stream", "algorithm", "metric", "mean", "sd", "n",
-                                        "paper", "diff", "kind"])
-    return Summary(manifest=manifest, runs=runs, missing=missing, table=table, failed=failed)
+                rows.append(_row(s_label, a_label, metric, displays[metric].unit,
+                                 paper=np.nan if ref is None else ref, kind="cited"))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return Summary(manifest=manifest, runs=runs, missing=missing, table=table, failed=failed,
+                   problems=problems, stale=stale, displays=displays, out_dir=out_dir)

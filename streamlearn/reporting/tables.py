@@ -1,97 +1,129 @@
-"""Result tables (Markdown, CSV, Rich) with the paper's value beside ours."""
+"""Result tables (Markdown, CSV, Rich) with the paper's value beside ours.
+
+Values are shown as the run records say (:mod:`streamlearn.reporting.display`): percent
+metrics with two decimals, error metrics with four significant digits (an MSE of 9.1e-4
+reads 0.00091), times in µs with two decimals.
+
+The Rich (terminal) table is the Markdown table when the terminal is wide enough for it
+without wrapping a cell; otherwise it is stacked: one block per algorithm, one line per
+metric, and a note points to ``summary.md`` for the wide table.
+"""
 
 from __future__ import annotations
 
-import math
+import io
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from streamlearn.evaluation.records import atomic_write_bytes
-from streamlearn.registry import get_metric
+from streamlearn.reporting.display import (
+    fmt_difference,
+    fmt_mean_sd,
+    fmt_reference,
+    metric_display,
+)
 from streamlearn.reporting.summary import Summary
 
 
-def _fmt(mean: float, sd: float, n: int, digits: int = 2) -> str:
-    if n == 0 or math.isnan(mean):
-        return "—"
-    if n == 1:
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ± {sd:.{digits}f}"
+def metric_header(metric: str, summary: Summary | None = None) -> str:
+    """Column header / axis label of ``metric``: label and unit, e.g. ``OCA (%)``."""
+    m = summary.display(metric) if summary is not None else metric_display(metric)
+    return m.axis_label()
 
 
-def _num(x: float, digits: int = 2, signed: bool = False) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return ""
-    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+class _StreamView:
+    """The cells of one stream's table, shared by the wide and the stacked layouts."""
 
+    def __init__(self, summary: Summary, stream: str) -> None:
+        t = summary.table[summary.table["stream"] == stream]
+        self.summary = summary
+        self.metrics = summary.metrics
+        self.absent = ("not run here" if stream in (summary.manifest.get("not_run") or {})
+                       else "—")
+        # paper/Δ columns only for the metrics with a reference value for this stream
+        self.ref_metrics = set(t.loc[t["paper"].notna(), "metric"])
+        upd = t[t["metric"] == "us_per_update"]
+        self.has_update = bool((upd["n"] > 0).any())
+        self.timings = ["us_per_sample"] + (["us_per_update"] if self.has_update else [])
+        self.algorithms = {algo: t[t["algorithm"] == algo].set_index("metric")
+                           for algo in dict.fromkeys(t["algorithm"])}
 
-def _fmt_metric(m: Any, mean: float, sd: float, n: int) -> str:
-    """``mean ± SD`` in the metric's display precision."""
-    if n == 0 or math.isnan(mean):
-        return "—"
-    if n == 1:
-        return m.format(mean)
-    return f"{m.format(mean)} ± {m.format(sd)}"
+    def cited(self, algo: str) -> bool:
+        return bool((self.algorithms[algo]["kind"] == "cited").all())
 
+    def runs(self, algo: str) -> int:
+        a = self.algorithms[algo]
+        return int(a.loc["us_per_sample", "n"]) if "us_per_sample" in a.index else 0
 
-def _ref(m: Any, x: float, signed: bool = False) -> str:
-    """A paper value or a difference: one decimal for fixed-point (percent) metrics, the
-    metric's significant digits otherwise."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return ""
-    if m.notation == "fixed":
-        return _num(x, 1, signed)
-    text = m.format(x)
-    return f"+{text}" if signed and x >= 0 else text
+    def cells(self, algo: str, metric: str) -> tuple[str, str, str]:
+        """(ours, paper, Δ) of one metric of one algorithm."""
+        a = self.algorithms[algo]
+        if metric not in a.index:
+            return "—", "", ""
+        r = a.loc[metric]
+        m = self.summary.display(metric)
+        if self.cited(algo):
+            ours = "—"
+        else:
+            ours = fmt_mean_sd(m, r["mean"], r["sd"], int(r["n"]))
+            ours = self.absent if ours == "—" else ours
+        return ours, fmt_reference(m, r["paper"]), fmt_difference(m, r["diff"])
 
-
-def metric_header(metric: str) -> str:
-    return get_metric(metric).axis_label()
+    def timing(self, algo: str, name: str) -> str:
+        if self.cited(algo):
+            return ""
+        r = self.algorithms[algo].loc[name]
+        return fmt_mean_sd(self.summary.display(name), r["mean"], r["sd"], int(r["n"]))
 
 
 def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]]:
     """Header and rows of one stream's table (one row per algorithm)."""
-    t = summary.table[summary.table["stream"] == stream]
-    absent = "not run here" if stream in (summary.manifest.get("not_run") or {}) else "—"
-    # paper/Δ columns only for the metrics that have a reference value for this stream
-    ref_metrics = set(t.loc[t["paper"].notna(), "metric"])
+    v = _StreamView(summary, stream)
     header = ["Algorithm"]
-    for metric in summary.metrics:
-        header.append(metric_header(metric))
-        if metric in ref_metrics:
+    for metric in v.metrics:
+        header.append(metric_header(metric, summary))
+        if metric in v.ref_metrics:
             header += ["paper", "Δ"]
-    upd = t[t["metric"] == "us_per_update"]
-    has_update = bool((upd["n"] > 0).any())
-    header += ["µs/sample"] + (["µs/update"] if has_update else []) + ["runs"]
+    header += [summary.display(name).label for name in v.timings] + ["runs"]
     rows = []
-    for algo in dict.fromkeys(t["algorithm"]):
-        a = t[t["algorithm"] == algo].set_index("metric")
-        cited = (a["kind"] == "cited").all()
+    for algo in v.algorithms:
+        cited = v.cited(algo)
         row = [f"{algo} (cited)" if cited else algo]
-        for metric in summary.metrics:
-            with_ref = metric in ref_metrics
-            if metric not in a.index:
-                row += ["—", "", ""] if with_ref else ["—"]
-                continue
-            r = a.loc[metric]
-            m = get_metric(metric)
-            cell = _fmt_metric(m, r["mean"], r["sd"], int(r["n"]))
-            row.append("—" if cited else (absent if cell == "—" else cell))
-            if with_ref:
-                row += [_ref(m, r["paper"]), _ref(m, r["diff"], signed=True)]
-        if cited:
-            row += [""] * (2 if has_update else 1) + ["cited"]
-        else:
-            tm = a.loc["us_per_sample"]
-            row.append(_fmt(tm["mean"], tm["sd"], int(tm["n"]), 2))
-            if has_update:
-                tu = a.loc["us_per_update"]
-                row.append(_fmt(tu["mean"], tu["sd"], int(tu["n"]), 2))
-            row.append(str(int(tm["n"])))
+        for metric in v.metrics:
+            ours, paper, diff = v.cells(algo, metric)
+            row += [ours, paper, diff] if metric in v.ref_metrics else [ours]
+        row += [v.timing(algo, name) for name in v.timings]
+        row.append("cited" if cited else str(v.runs(algo)))
         rows.append(row)
     return header, rows
+
+
+def stacked_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[list[str]]]]:
+    """Header and blocks of one stream's narrow table: one block per algorithm, one row
+    per metric (then the times), columns algorithm, metric, ours, and paper and Δ when the
+    stream has reference values."""
+    v = _StreamView(summary, stream)
+    with_ref = bool(v.ref_metrics)
+    header = ["Algorithm", "Metric", "mean ± SD"] + (["paper", "Δ"] if with_ref else [])
+    blocks = []
+    for algo in v.algorithms:
+        cited = v.cited(algo)
+        names = [algo, "(cited)" if cited else f"{v.runs(algo)} run(s)"]
+        block = []
+        for metric in v.metrics:
+            ours, paper, diff = v.cells(algo, metric)
+            block.append([metric_header(metric, summary), ours]
+                         + ([paper, diff] if with_ref else []))
+        if not cited:
+            for name in v.timings:
+                block.append([summary.display(name).label, v.timing(algo, name)]
+                             + (["", ""] if with_ref else []))
+        for i, row in enumerate(block):
+            row.insert(0, names[i] if i < len(names) else "")
+        blocks.append(block)
+    return header, blocks
 
 
 def caption(summary: Summary) -> str:
@@ -104,11 +136,11 @@ def caption(summary: Summary) -> str:
     ]
     if summary.manifest.get("smoke"):
         parts.append("**SMOKE RUN** (sample cap, one repetition): not the paper's protocol.")
-    if cfg["reference"]["source"]:
+    if cfg["reference"].get("source"):
         parts.append(f"Paper values: {cfg['reference']['source']}; Δ = ours − paper.")
     if cfg["reference"].get("notes"):
         parts.append(cfg["reference"]["notes"])
-    caps = {s["label"]: s["max_samples"] for s in cfg["streams"] if s["max_samples"]}
+    caps = {s["label"]: s["max_samples"] for s in cfg["streams"] if s.get("max_samples")}
     if caps:
         parts.append("Sample caps: " + ", ".join(f"{k} first {v}" for k, v in caps.items())
                      + ".")
@@ -117,19 +149,28 @@ def caption(summary: Summary) -> str:
         parts.append("Not run here (data files not present): " + ", ".join(not_run) + ".")
     if summary.missing:
         parts.append(f"{len(summary.missing)} planned run(s) have no record yet.")
+    if summary.problems:
+        parts.append(f"{len(summary.problems)} record(s) are corrupt or incomplete and left "
+                     "out: " + "; ".join(f"{p.run_id} ({p.kind})"
+                                          for p in summary.problems[:5])
+                     + ("; …" if len(summary.problems) > 5 else "") + ".")
     if summary.failed:
         parts.append(f"{len(summary.failed)} run(s) failed: "
                      + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5]))
     return " ".join(parts)
 
 
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def to_markdown(summary: Summary) -> str:
     lines = [f"# {summary.config['name']}", "", caption(summary), ""]
     for s in summary.config["streams"]:
         header, rows = wide_rows(summary, s["label"])
-        lines += [f"## {s['label']}", "", "| " + " | ".join(header) + " |",
+        lines += [f"## {s['label']}", "", "| " + " | ".join(map(_md_cell, header)) + " |",
                   "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += ["| " + " | ".join(map(_md_cell, r)) + " |" for r in rows]
         lines.append("")
     return "\n".join(lines)
 
@@ -147,18 +188,65 @@ def write_tables(summary: Summary, out_dir: Path, formats: list[str]) -> list[Pa
     return written
 
 
-def rich_tables(summary: Summary) -> list[Any]:
+def _wide_table(summary: Summary, stream: str) -> Any:
     from rich.table import Table
+    from rich.text import Text
 
-    out = []
-    for s in summary.config["streams"]:
-        header, rows = wide_rows(summary, s["label"])
-        table = Table(title=s["label"], title_justify="left")
-        for i, h in enumerate(header):
-            table.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
-        for r in rows:
-            table.add_row(*r)
-        out.append(table)
+    header, rows = wide_rows(summary, stream)
+    table = Table(title=stream, title_justify="left")
+    for i, h in enumerate(header):
+        table.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+    for r in rows:
+        table.add_row(*map(Text, r))
+    return table
+
+
+def _stacked_table(summary: Summary, stream: str) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    header, blocks = stacked_rows(summary, stream)
+    table = Table(title=stream, title_justify="left")
+    for i, h in enumerate(header):
+        # the label columns may wrap (long labels); a value never does
+        table.add_column(h, justify="left" if i < 2 else "right", no_wrap=i >= 2,
+                         overflow="fold" if i < 2 else "ellipsis")
+    for block in blocks:
+        for j, row in enumerate(block):
+            first = Text(row[0], style="dim" if j == 1 else "")
+            table.add_row(first, *map(Text, row[1:]), end_section=j == len(block) - 1)
+    return table
+
+
+def _natural_width(table: Any) -> int:
+    """Columns the table needs to show every cell on one line."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=100_000, file=io.StringIO())
+    return Measurement.get(console, console.options, table).maximum
+
+
+def rich_tables(summary: Summary, width: int | None = None) -> list[Any]:
+    """Renderables for the terminal: the wide tables when they fit in ``width`` columns
+    (or ``width`` is None), else the stacked tables and a note on where the wide table is."""
+    streams = [s["label"] for s in summary.config["streams"]]
+    wide = [_wide_table(summary, s) for s in streams]
+    if width is None or all(_natural_width(t) <= width for t in wide):
+        return wide
+    from rich.text import Text
+
+    out: list[Any] = [_stacked_table(summary, s) for s in streams]
+    formats = summary.config["outputs"].get("tables", [])
+    where = ("summary.md" if "markdown" in formats else
+             "summary.csv" if "csv" in formats else None)
+    note = f"Narrow terminal ({width} columns): one line per metric."
+    if where is not None:
+        path = summary.out_dir / where if summary.out_dir is not None else Path(where)
+        note += f" The wide table (a row per algorithm) is in {path}."
+    else:
+        note += " Widen the terminal for a row per algorithm."
+    out.append(Text(note, style="dim"))
     return out
 
 
