@@ -318,3 +318,16 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     for w in alive:
         os.kill(w, signal.SIGKILL)
     assert not alive, f"workers {sorted(alive)} outlived the killed parent"
+
+
+def test_a_complete_record_without_metrics_is_recomputed_on_resume(tmp_path, capsys):
+    out = tmp_path / "o"
+    cfg = _write(tmp_path, SMALL)
+    assert _run_main(["run", str(cfg), "--out", str(out), "-q"], capsys)[0] == 0
+    rec_path = next((out / "runs").glob("*.json"))
+    good = json.loads(rec_path.read_text())
+    rec_path.write_text(json.dumps({k: v for k, v in good.items() if k != "metrics"}))
+    rc, text = _run_main(["run", str(cfg), "--out", str(out), "-q"], capsys)
+    assert rc == 0, text
+    assert "1 run(s) computed" in " ".join(text.split())
+    assert json.loads(rec_path.read_text())["metrics"] == good["metrics"]

@@ -246,7 +246,9 @@ def test_toy_regression_protocol_runs_end_to_end(tmp_path, capsys):
     # the MSE is small: the table must not print it as 0.0
     mse = next(r for r in recs
                if r["spec"]["algorithm"]["params"]["damping"] == 1.0)["metrics"]["mse"]
-    assert mse < 0.05 and f"{mse:.4g}" in (tmp_path / "out" / "summary.md").read_text()
+    table = (tmp_path / "out" / "summary.md").read_text()
+    assert mse < 0.05 and f"| persist damping=1 | {mse:.4g} ± 0 |" in table
+    assert table.rstrip().endswith("| 2 |")  # runs counted from the records
 
 
 def test_toy_split_protocol_runs_end_to_end(tmp_path, capsys):

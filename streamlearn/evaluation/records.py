@@ -48,11 +48,14 @@ def record_path(out_dir: Path, run_id: str) -> Path:
 
 
 def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
+    """A record that resume may keep: marked complete, of this run's digest and schema,
+    and (for a successful run) carrying its metrics; anything else is recomputed."""
     return bool(
-        record
+        isinstance(record, dict)
         and record.get("complete") is True
         and record.get("digest") == digest
         and record.get("schema_version") == SCHEMA_VERSION
+        and (record.get("status") == "failed" or isinstance(record.get("metrics"), dict))
     )
 
 

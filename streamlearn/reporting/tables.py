@@ -39,6 +39,7 @@ class _StreamView:
     def __init__(self, summary: Summary, stream: str) -> None:
         t = summary.table[summary.table["stream"] == stream]
         self.summary = summary
+        self.stream = stream
         self.metrics = summary.metrics
         self.absent = ("not run here" if stream in (summary.manifest.get("not_run") or {})
                        else "—")
@@ -54,8 +55,10 @@ class _StreamView:
         return bool((self.algorithms[algo]["kind"] == "cited").all())
 
     def runs(self, algo: str) -> int:
-        a = self.algorithms[algo]
-        return int(a.loc["us_per_sample", "n"]) if "us_per_sample" in a.index else 0
+        """Complete records of (stream, algo): counted from the records, not from a
+        timing column (a protocol may not time per sample)."""
+        return sum(1 for r in self.summary.runs
+                   if r["stream"] == self.stream and r["algorithm"] == algo)
 
     def cells(self, algo: str, metric: str) -> tuple[str, str, str]:
         """(ours, paper, Δ) of one metric of one algorithm."""
