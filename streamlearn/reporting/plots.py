@@ -148,12 +148,21 @@ def _is_number(v: Any) -> bool:
 
 def x_scale(values: list[Any]) -> str:
     """``"log"`` when every value is a positive number and they span more than two
-    decades, ``"linear"`` for other numbers, ``"categorical"`` otherwise."""
+    decades; ``"symlog"`` when they also include zero (log above the smallest positive
+    value, linear below it); ``"linear"`` for other numbers, ``"categorical"`` otherwise."""
     if not values or not all(_is_number(v) for v in values):
         return "categorical"
-    if min(values) > 0 and max(values) / min(values) > 100:
-        return "log"
+    positive = [v for v in values if v > 0]
+    if positive and min(values) >= 0 and max(positive) / min(positive) > 100:
+        return "log" if len(positive) == len(values) else "symlog"
     return "linear"
+
+
+def _group_title(template: str) -> str:
+    """A sweep group's label template with each ``{field}`` shown as ``…``."""
+    import re
+
+    return re.sub(r"\{[^}]*\}", "…", template)
 
 
 def _value_text(v: Any) -> str:
@@ -221,7 +230,8 @@ def sweep_figures(summary: Summary) -> list[SweepFigure]:
                     m = summary.display(metric)
                     fig = SweepFigure(kind=kind, group=group, metric=metric, param=param,
                                       x=x, scale=x_scale(x), overridden=overridden)
-                    fig.title = (f"{group}{'' if other is None else ' on ' + other}: "
+                    fig.title = (f"{_group_title(group)}"
+                                 f"{'' if other is None else ' on ' + other}: "
                                  f"{m.label} vs {param}")
                     for label, o, members in line_specs:
                         k = len(x)
@@ -289,6 +299,8 @@ def sweep_plots(summary: Summary, out_dir: Path) -> list[SweepFigure]:
                         label=line.label)
         if f.scale == "log":
             ax.set_xscale("log")
+        elif f.scale == "symlog":
+            ax.set_xscale("symlog", linthresh=min(v for v in f.x if v > 0))
         if f.scale == "categorical":
             ax.set_xticks(xs, [_value_text(v) for v in f.x])
         elif len(f.x) <= 12:
