@@ -58,10 +58,6 @@ def check_stream(cls: type, n: int = 120, seed: int = 0) -> tuple[np.ndarray, np
     return _blobs(n, 5, 2 if "binary_only" in tags else 3, seed)
 
 
-def _stream(n: int = 120, d: int = 5, c: int = 3, seed: int = 0) -> tuple[np.ndarray, ...]:
-    return _blobs(n, d, c, seed)
-
-
 def _make(cls: type, params: dict[str, Any], d: int, c: int | None) -> Learner:
     learner = cls(**params)
     learner.reset(d, c)

@@ -681,13 +681,14 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
     from streamlearn import registry
 
     task = proto.task
+    stream_objects: list[Any] = []
     for i, s in enumerate(cfg.streams):
         path = f"streams[{i}]" if s.sweep is None else f"streams (label {s.label!r})"
         cls = _lookup(registry.get_stream, s.name, f"{path}.name")
         if cls.task != task:
             raise _fail(f"{path}.name", f"stream {s.name!r} is a {cls.task} stream, but protocol "
                         f"{cfg.protocol!r} needs {task} streams.")
-        _build(cls, s.params, f"{path}.params")
+        stream_objects.append(_build(cls, s.params, f"{path}.params"))
         if s.reseed and "seed" not in cls._param_names():
             raise _fail(f"{path}.reseed", f"stream {s.name!r} has no seed to vary.")
         if s.reseed and "seed" in s.params:
@@ -707,8 +708,7 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
     sizes: list[tuple[int, int] | None] = []
     ram = physical_memory_bytes()
     for i, s in enumerate(cfg.streams):
-        size = _build(registry.get_stream(s.name), s.params, f"streams[{i}].params"
-                      ).estimate_size()
+        size = stream_objects[i].estimate_size()
         if size is not None and s.max_samples is not None:
             size = (min(size[0], s.max_samples), size[1])
         if size is not None and ram and 8 * size[0] * (size[1] + 1) > ram:
