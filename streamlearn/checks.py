@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -92,7 +93,9 @@ def check_predictions_valid(cls: type, params: dict[str, Any]) -> None:
         assert np.all(np.isfinite(preds)), "non-finite predictions"
         return
     assert np.issubdtype(preds.dtype, np.integer), f"predictions are {preds.dtype}"
-    assert preds.min() >= 0 and preds.max() < c
+    assert preds.min() >= 0 and preds.max() < c, (
+        f"predictions outside 0..{c - 1} on a {c}-class stream (min {preds.min()}, "
+        f"max {preds.max()})")
 
 
 def check_learns(cls: type, params: dict[str, Any]) -> None:
@@ -122,8 +125,8 @@ def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
     _loop(learner, X, y)
     if has_predict_learn_many(learner):
         learner.predict_learn_many(X, y)
-    np.testing.assert_array_equal(X, X0)
-    np.testing.assert_array_equal(y, y0)
+    assert np.array_equal(X, X0, equal_nan=True), "the learner changed x in place"
+    assert np.array_equal(y, y0, equal_nan=True), "the learner changed y in place"
 
 
 def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
@@ -169,3 +172,61 @@ def yield_checks(cls: type) -> Iterator[tuple[str, Check]]:
     yield "pickle_roundtrip", check_pickle_roundtrip
     if callable(getattr(cls, "predict_learn_many", None)):
         yield "many_equals_loop", check_many_equals_loop
+
+
+#: What each check verifies, in words (shown by ``streamlearn check``).
+DESCRIPTIONS: dict[str, str] = {
+    "docstring": "the class has a docstring (its first line is the description in tables)",
+    "params_roundtrip": "get_params() returns the parameters it was built with, and clone() "
+                        "builds an equal learner",
+    "tags_known": "its tags are ones the protocols know",
+    "predictions_valid": "predict_one returns a class index 0..C-1 (an int) for "
+                         "classification, a finite float for regression",
+    "learns": "on an easy stream it beats the majority class (classification) or the "
+              "target's variance (regression) over the second half",
+    "seeded_reproducible": "two learners built with the same parameters (and seed) make the "
+                           "same predictions",
+    "inputs_not_mutated": "predict_one/learn_one (and predict_learn_many) leave x and y "
+                          "unchanged",
+    "pickle_roundtrip": "a pickled and unpickled learner predicts what the original does "
+                        "(runs in worker processes need this)",
+    "many_equals_loop": "predict_learn_many over chunks gives exactly the predictions of "
+                        "the predict_one/learn_one loop",
+}
+
+
+@dataclass
+class CheckResult:
+    """Outcome of one conformance check on one parameter set."""
+
+    check: str
+    params: dict[str, Any]
+    ok: bool
+    message: str = ""
+
+
+def run_checks(cls: type) -> list[CheckResult]:
+    """Every check of :func:`yield_checks` on every ``_test_params()`` set of ``cls``; a
+    failing or raising check is a result (its message says what went wrong), not an
+    exception."""
+    out: list[CheckResult] = []
+    try:
+        param_sets = [dict(p) for p in cls._test_params()]
+    except Exception as exc:
+        return [CheckResult("test_params", {}, False, f"_test_params() raised "
+                            f"{type(exc).__name__}: {exc}")]
+    for params in param_sets:
+        if "seed" in cls._param_names() and "seed" not in params:
+            params["seed"] = 0
+        for name, check in yield_checks(cls):
+            try:
+                check(cls, params)
+            except AssertionError as exc:
+                out.append(CheckResult(name, params, False, str(exc).strip().split("\n")[0]
+                                       or "assertion failed"))
+            except Exception as exc:
+                out.append(CheckResult(name, params, False,
+                                       f"raised {type(exc).__name__}: {exc}"))
+            else:
+                out.append(CheckResult(name, params, True))
+    return out

@@ -292,6 +292,41 @@ def report(
         raise typer.Exit(1)
 
 
+@app.command()
+def check(
+    learner: Annotated[str, typer.Argument(
+        help="A registered algorithm name or a dotted path 'package.module:Class'.")],
+) -> None:
+    """Run the conformance checks on a learner and say, in words, what fails.
+
+    The checks are the ones every built-in learner passes (streamlearn.checks): valid
+    predictions, learning an easy stream, reproducibility, inputs left unchanged, pickling,
+    and predict_learn_many equal to the per-sample loop. Exit code 1 when any fails.
+    """
+    from rich.text import Text
+
+    from streamlearn import registry
+    from streamlearn.checks import DESCRIPTIONS, run_checks
+
+    cls = registry.get_algorithm(learner)
+    results = run_checks(cls)
+    n_param_sets = len({repr(r.params) for r in results})
+    for r in results:
+        what = DESCRIPTIONS.get(r.check, r.check)
+        params = f" with {r.params}" if r.params and n_param_sets > 1 else ""
+        if r.ok:
+            console.print(Text.assemble(("PASS ", "green"), f"{r.check}{params}: {what}"))
+        else:
+            console.print(Text.assemble(("FAIL ", "bold red"), f"{r.check}{params}: {what}"))
+            console.print(f"     problem: {r.message}", markup=False, highlight=False,
+                          soft_wrap=True)
+    failed = [r for r in results if not r.ok]
+    console.print(f"{learner}: {len(results) - len(failed)} of {len(results)} checks passed.",
+                  markup=False, highlight=False, soft_wrap=True)
+    if failed:
+        raise typer.Exit(1)
+
+
 def _mount_data_commands() -> None:
     try:
         from streamlearn.cli_data import data_app

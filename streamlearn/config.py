@@ -24,7 +24,8 @@ A config, in full::
         max_samples: null                  # cap after shuffling
         sweep: {}                          # e.g. {noise: [0.0, 0.1]}: one variant each
     algorithms:
-      - name: hoeffding_tree
+      - name: hoeffding_tree               # or a dotted path `mypkg.module:MyLearner`, or
+                                           #   `river: linear_model.LogisticRegression`
         label: HT                          # with a sweep: a template, e.g. "HT d={delta:g}"
                                            #   (no {field}: " delta=..." is appended)
         params: {}
@@ -383,7 +384,7 @@ _TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "
              "metrics", "evaluation", "outputs", "reference", "smoke"}
 _STREAM_KEYS = {"name", "label", "params", "shuffle", "reseed", "normalize",
                 "normalize_warmup", "normalize_range", "max_samples", "sweep"}
-_ALGO_KEYS = {"name", "label", "params", "smoke_params", "sweep"}
+_ALGO_KEYS = {"name", "river", "label", "params", "smoke_params", "sweep"}
 NORMALIZERS = ["none", "minmax", "zscore", "range"]
 TABLE_FORMATS = ["markdown", "csv"]
 PLOT_KINDS = ["learning_curve", "time", "sweep"]
@@ -480,6 +481,10 @@ def _parse_algorithm(raw: Any, path: str) -> list[AlgorithmConfig]:
     if isinstance(raw, str):
         raw = {"name": raw}
     d = _mapping(raw, path)
+    if "river" in d:  # `river: linear_model.LogisticRegression`: a River estimator by path
+        from streamlearn.user_components import river_entry
+
+        d = river_entry(d, path)
     _check_keys(d, path, _ALGO_KEYS, {"name"})
     name = _str(d["name"], f"{path}.name")
     label = _str(d.get("label", name), f"{path}.label")

@@ -72,6 +72,11 @@ def load_all() -> None:
     for module in _MODULES:
         importlib.import_module(module)
     _loaded = True
+    # learners and streams of installed packages (entry-point groups streamlearn.algorithms
+    # and streamlearn.streams), after the built-in ones so that those keep their names
+    from streamlearn.user_components import load_entry_points
+
+    load_entry_points(ALGORITHMS, STREAMS)
 
 
 def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
@@ -79,17 +84,38 @@ def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
     if not isinstance(name, str) or name not in table:
         choices = sorted(table)
         hint = _close_matches(str(name), choices)
+        from streamlearn.user_components import BROKEN_PLUGINS
+
+        if isinstance(name, str) and name in BROKEN_PLUGINS:
+            raise UserError(f"The plugin {kind} {name!r} could not be loaded: "
+                            f"{BROKEN_PLUGINS[name]}")
         raise UserError(
+            f"Unknown {kind} {name!r}.{hint} Valid {kind}s: {', '.join(choices)}, or a "
+            "dotted path 'package.module:Class'."
+            if kind in ("algorithm", "stream") else
             f"Unknown {kind} {name!r}.{hint} Valid {kind}s: {', '.join(choices)}."
         )
     return table[name]
 
 
 def get_algorithm(name: str) -> type[Learner]:
+    """A registered learner, or a learner class by dotted path ``module:Class`` (see
+    :mod:`streamlearn.user_components`)."""
+    if isinstance(name, str) and ":" in name:
+        from streamlearn.user_components import resolve_algorithm
+
+        load_all()
+        return resolve_algorithm(name)
     return _lookup(ALGORITHMS, "algorithm", name)
 
 
 def get_stream(name: str) -> type[Stream]:
+    """A registered stream, or a Stream subclass by dotted path ``module:Class``."""
+    if isinstance(name, str) and ":" in name:
+        from streamlearn.user_components import resolve_stream
+
+        load_all()
+        return resolve_stream(name)
     return _lookup(STREAMS, "stream", name)
 
 
