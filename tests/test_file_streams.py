@@ -1,0 +1,250 @@
+"""Your own data: CSV, ARFF, LIBSVM and NumPy file streams, the SHA-256 check before any
+run, and errors that name the file, the line and the column."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from streamlearn.base import DataError, UserError
+from streamlearn.cli import main
+from streamlearn.datasets.file_streams import (
+    ARFFStream,
+    ChecksumMismatch,
+    CSVStream,
+    LIBSVMStream,
+    NumpyStream,
+)
+from streamlearn.registry import get_stream
+
+
+def _blobs(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = rng.normal(size=(n, 2)) + 3.0 * y[:, None]
+    return X.round(6), y
+
+
+def _write_csv(path: Path, X: np.ndarray, y: np.ndarray, header: bool = True,
+               names: tuple[str, ...] = ("a", "b"), labels: tuple[str, ...] = ("lo", "mid", "hi"),
+               target_first: bool = False) -> None:
+    rows = []
+    if header:
+        rows.append(",".join(["cls", *names] if target_first else [*names, "cls"]))
+    for xi, yi in zip(X, y, strict=True):
+        cells = [repr(float(v)) for v in xi]
+        rows.append(",".join([labels[yi], *cells] if target_first else [*cells, labels[yi]]))
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_csv_target_by_name_and_index_with_and_without_header(tmp_path):
+    X, y = _blobs()
+    _write_csv(tmp_path / "h.csv", X, y, target_first=True)
+    _write_csv(tmp_path / "n.csv", X, y, header=False)
+    by_name = CSVStream(path=str(tmp_path / "h.csv"), target="cls").to_arrays()
+    by_index = CSVStream(path=str(tmp_path / "h.csv"), target=0).to_arrays()
+    no_header = CSVStream(path=str(tmp_path / "n.csv")).to_arrays()  # header detected absent
+    # labels "hi" < "lo" < "mid" sorted: codes follow the sorted label strings
+    expected_y = np.array([("lo", "mid", "hi")[k] for k in y])
+    order = {v: k for k, v in enumerate(sorted({"lo", "mid", "hi"}))}
+    for Xs, ys in (by_name, by_index, no_header):
+        np.testing.assert_array_equal(Xs, X)
+        np.testing.assert_array_equal(ys, [order[v] for v in expected_y])
+    forced = CSVStream(path=str(tmp_path / "h.csv"), target=0, header=False)
+    with pytest.raises(DataError, match=r"h\.csv, line 1, column 1: 'a' is not a number"):
+        forced.to_arrays()
+
+
+def test_numeric_labels_are_ordered_as_numbers(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("x,y\n0.5,10\n0.1,2\n0.3,2\n")
+    _, y = CSVStream(path=str(p), target="y").to_arrays()
+    np.testing.assert_array_equal(y, [1, 0, 0])  # 2 -> 0, 10 -> 1
+    _, yr = get_stream("csv_regression")(path=str(p), target="y").to_arrays()
+    np.testing.assert_array_equal(yr, [10.0, 2.0, 2.0])
+    assert get_stream("csv_regression").task == "regression"
+
+
+@pytest.mark.parametrize("body,message", [
+    ("a,b,c\n1,2,x\n3,4\n5,6,y\n", r"d\.csv, line 3: 2 field\(s\), expected 3"),
+    ("a,b,c\n1,2,x\n\n3,oops,y\n", r"d\.csv, line 4, column b: 'oops' is not a number"),
+    ("a,b,c\n1,2,x\n3,,y\n", r"d\.csv, line 3, column b: an empty value is not a number"),
+    ("a,b,c\n1,2,x\n3,nan,y\n", r"d\.csv, line 3, column b: missing or non-finite value"),
+    ("a,b,c\n", r"has a header row but no data rows"),
+    ("", r"is empty"),
+])
+def test_bad_csv_rows_name_file_and_line(tmp_path, body, message):
+    p = tmp_path / "d.csv"
+    p.write_text(body)
+    with pytest.raises(DataError, match=message):
+        CSVStream(path=str(p), target="c").to_arrays()
+
+
+def test_csv_target_errors(tmp_path):
+    X, y = _blobs(20)
+    _write_csv(tmp_path / "n.csv", X, y, header=False)
+    _write_csv(tmp_path / "h.csv", X, y)
+    with pytest.raises(UserError, match=r"has no column 'clss'\. Did you mean 'cls'"):
+        CSVStream(path=str(tmp_path / "h.csv"), target="clss").to_arrays()
+    with pytest.raises(UserError, match="out of range"):
+        CSVStream(path=str(tmp_path / "h.csv"), target=7).to_arrays()
+    with pytest.raises(UserError, match="has no header"):
+        CSVStream(path=str(tmp_path / "n.csv"), target="cls", header=False).to_arrays()
+
+
+def test_gzip_csv(tmp_path):
+    X, y = _blobs(50)
+    _write_csv(tmp_path / "d.csv", X, y)
+    (tmp_path / "d.csv.gz").write_bytes(gzip.compress((tmp_path / "d.csv").read_bytes()))
+    a = CSVStream(path=str(tmp_path / "d.csv")).to_arrays()
+    b = CSVStream(path=str(tmp_path / "d.csv.gz")).to_arrays()
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+ARFF = """% a comment
+@relation test
+@attribute colour {red,green,blue}
+@attribute size numeric
+@attribute class {yes,no}
+@data
+red,1.5,no
+% another comment
+blue,2.5,yes
+
+green,0.5,no
+"""
+
+
+def test_arff_nominal_features_and_declared_class_order(tmp_path):
+    p = tmp_path / "d.arff"
+    p.write_text(ARFF)
+    X, y = ARFFStream(path=str(p)).to_arrays()
+    np.testing.assert_array_equal(X, [[0, 1.5], [2, 2.5], [1, 0.5]])
+    np.testing.assert_array_equal(y, [1, 0, 1])  # declared order: yes=0, no=1
+    p.write_text(ARFF.replace("green,0.5,no", "green,0.5,maybe"))
+    with pytest.raises(DataError, match=r"d\.arff, line 11: the class 'maybe' is not one"):
+        ARFFStream(path=str(p)).to_arrays()
+    p.write_text(ARFF.replace("blue,2.5,yes", "purple,2.5,yes"))
+    with pytest.raises(DataError, match=r"line 9, column colour: 'purple' is not one of"):
+        ARFFStream(path=str(p)).to_arrays()
+    p.write_text(ARFF.replace("blue,2.5,yes", "blue,2.5"))
+    with pytest.raises(DataError, match=r"d\.arff, line 9: 2 field\(s\), expected 3"):
+        ARFFStream(path=str(p)).to_arrays()
+
+
+def test_libsvm_matches_scikit_learn_and_names_bad_lines(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = _blobs(80)
+    X[X < 1.0] = 0.0  # sparse entries
+    p = tmp_path / "d.svm"
+    dump_svmlight_file(X, y * 2 - 1, str(p), zero_based=False)
+    Xs, ys = LIBSVMStream(path=str(p), n_features=2).to_arrays()
+    np.testing.assert_allclose(Xs, X)
+    np.testing.assert_array_equal(ys, y)  # labels -1, 1, 3 -> 0, 1, 2
+    p.write_text("1 1:0.5 2:1\n-1 1:0.2 2\n")
+    with pytest.raises(DataError, match=r"d\.svm at line 2: expected 'index:value'"):
+        LIBSVMStream(path=str(p)).to_arrays()
+
+
+def test_numpy_npz_and_npy(tmp_path):
+    X, y = _blobs(40)
+    np.savez(tmp_path / "d.npz", X=X, y=y)
+    np.savez(tmp_path / "o.npz", features=X, labels=y)
+    np.save(tmp_path / "d.npy", np.column_stack([y, X]))
+    for stream in (NumpyStream(path=str(tmp_path / "d.npz")),
+                   NumpyStream(path=str(tmp_path / "o.npz"), x_key="features", y_key="labels"),
+                   NumpyStream(path=str(tmp_path / "d.npy"), target=0)):
+        Xs, ys = stream.to_arrays()
+        np.testing.assert_array_equal(Xs, X)
+        np.testing.assert_array_equal(ys, y)
+    with pytest.raises(DataError, match="has no array 'X'; it holds features, labels"):
+        NumpyStream(path=str(tmp_path / "o.npz")).to_arrays()
+    with pytest.raises(UserError, match=r"must name a \.npz or \.npy file"):
+        NumpyStream(path=str(tmp_path / "d.csv"))
+    X[3, 1] = np.inf
+    np.savez(tmp_path / "bad.npz", X=X, y=y)
+    with pytest.raises(DataError, match="row 4, column 1: missing or non-finite"):
+        NumpyStream(path=str(tmp_path / "bad.npz")).to_arrays()
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sha256_verified(tmp_path):
+    X, y = _blobs(30)
+    p = tmp_path / "d.csv"
+    _write_csv(p, X, y)
+    CSVStream(path=str(p), sha256=_sha(p)).check_available()
+    CSVStream(path=str(p), sha256=_sha(p).upper()).check_available()
+    with pytest.raises(ChecksumMismatch, match="does not have the SHA-256"):
+        CSVStream(path=str(p), sha256="0" * 64).to_arrays()
+    with pytest.raises(UserError, match="must be 64 hexadecimal digits"):
+        CSVStream(path=str(p), sha256="abc")
+    with pytest.raises(DataError, match="not found"):
+        CSVStream(path=str(tmp_path / "nope.csv")).check_available()
+
+
+def _run(args: list[str]) -> int:
+    sys.argv = ["streamlearn", *args]
+    try:
+        main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def _config(tmp_path: Path, params: dict, extra: tuple[str, ...] = ()) -> Path:
+    cfg = {"name": "mydata", "repeats": 2,
+           "streams": [{"name": "csv", "label": "Mine", "params": params}],
+           "algorithms": [{"name": "perceptron"}, {"name": "hoeffding_tree", "label": "HT"}],
+           "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
+    p = tmp_path / "cfg.yaml"
+    p.write_text(yaml.safe_dump(cfg))
+    return p
+
+
+def test_wrong_sha256_is_refused_before_any_run(tmp_path, capsys):
+    X, y = _blobs()
+    data = tmp_path / "d.csv"
+    _write_csv(data, X, y)
+    cfg = _config(tmp_path, {"path": str(data), "target": "cls", "sha256": "ab" * 32})
+    for args in (["run", str(cfg), "--quiet"],
+                 ["run", str(cfg), "--quiet", "--skip-missing-data"],
+                 ["validate", str(cfg)]):
+        assert _run(args) == 3
+        err = " ".join(capsys.readouterr().err.split())
+        assert "does not have the SHA-256 the config declares" in err
+        assert _sha(data) in err and "Traceback" not in err
+        assert not (tmp_path / "out").exists()  # nothing ran, nothing written
+
+
+def test_csv_stream_runs_with_its_sha256_and_keeps_file_order(tmp_path):
+    X, y = _blobs()
+    data = tmp_path / "d.csv"
+    _write_csv(data, X, y)
+    cfg = _config(tmp_path, {"path": str(data), "target": "cls", "sha256": _sha(data)})
+    assert _run(["run", str(cfg), "--quiet"]) == 0
+    recs = [json.loads(p.read_text()) for p in sorted((tmp_path / "out" / "runs").glob("*"))]
+    assert [r["status"] for r in recs] == ["ok"] * 4
+    by_algo: dict[str, list[float]] = {}
+    for r in recs:
+        by_algo.setdefault(r["algorithm"], []).append(r["metrics"]["oca"])
+    # the file's order is the stream (no per-seed shuffle): both seeds see the same stream
+    assert by_algo["HT"][0] == by_algo["HT"][1]
+    assert recs[0]["stream_info"]["n_samples"] == 300
+
+
+def test_missing_csv_is_a_data_error_and_can_be_skipped(tmp_path, capsys):
+    cfg = _config(tmp_path, {"path": str(tmp_path / "absent.csv")})
+    assert _run(["run", str(cfg), "--quiet"]) == 3
+    assert "absent.csv not found" in " ".join(capsys.readouterr().err.split())
