@@ -62,6 +62,13 @@ def tisvd(U: np.ndarray, S: np.ndarray, V: np.ndarray, D1: np.ndarray, D2: np.nd
     VtD2 = V.T @ D2
     UA = D1 - U @ UtD1
     VB = D2 - V @ VtD2
+    # a second Gram-Schmidt pass ("twice is enough"): when D1 lies (nearly) in span(U),
+    # U_A is round-off and one pass leaves P far from orthogonal to U
+    c1, c2 = U.T @ UA, V.T @ VB
+    UA -= U @ c1
+    VB -= V @ c2
+    UtD1 += c1
+    VtD2 += c2
     P, R1 = np.linalg.qr(UA)
     Q, R2 = np.linalg.qr(VB)
     r = S.shape[0]

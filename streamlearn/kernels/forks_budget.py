@@ -144,15 +144,14 @@ def ons_step(z: np.ndarray, w: np.ndarray, f: float, y: float, loss: int, cw: fl
         u[i] = dl * acc
         gu += dl * z[i] * u[i]
     den = 1.0 + cw * gu
+    c = cw / den
     for i in range(k):
+        ci = c * u[i]
         for j in range(k):
-            Ainv[i, j] -= cw * u[i] * u[j] / den
-    # v = w - Ainv_new g
+            Ainv[i, j] -= ci * u[j]
+    # v = w - Ainv_new g, and Ainv_new g = u - c u (u^T g) = u / den
     for i in range(k):
-        acc = 0.0
-        for j in range(k):
-            acc += Ainv[i, j] * z[j]
-        v[i] = w[i] - dl * acc
+        v[i] = w[i] - u[i] / den
 
 
 @njit(cache=True)

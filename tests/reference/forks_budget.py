@@ -1,0 +1,175 @@
+"""Plain-NumPy references for :mod:`streamlearn.kernels.forks_budget` (FORKS Eq. 5, 10;
+SkeGD's first-order step) and literal per-sample transcriptions of the toolbox baselines
+(spec Sec. 8.2-8.7), written for clarity, not speed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def gauss_row(S: np.ndarray, x: np.ndarray, gamma: float) -> np.ndarray:
+    return np.exp(-gamma * np.sum((S - x) ** 2, axis=1))
+
+
+def dloss(f: float, y: float, loss: int) -> float:
+    if y * f >= 1.0:
+        return 0.0
+    return -y if loss == 0 else -2.0 * y * (1.0 - y * f)
+
+
+def feature_map(x: np.ndarray, L: np.ndarray, gamma: float, Z: np.ndarray) -> np.ndarray:
+    return Z.T @ gauss_row(L, x, gamma)
+
+
+def ons_score(z: np.ndarray, v: np.ndarray, Ainv: np.ndarray, C: float,
+              project: bool) -> tuple[float, np.ndarray]:
+    """Eq. (10), projection part: the A-norm projection onto {|z^T w| <= C}."""
+    p = float(z @ v)
+    if project and abs(p) > C:
+        u = Ainv @ z
+        w = v - np.sign(p) * (abs(p) - C) / float(z @ u) * u
+        return float(np.sign(p) * C), w
+    return p, v.copy()
+
+
+def ons_step(z: np.ndarray, w: np.ndarray, f: float, y: float, loss: int, cw: float,
+             Ainv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (10), gradient part, with A^{-1} recomputed by an explicit inverse."""
+    g = dloss(f, y, loss) * z
+    if not np.any(g):
+        return Ainv.copy(), w.copy()
+    A = np.linalg.inv(Ainv) + cw * np.outer(g, g)
+    Ainv_new = np.linalg.inv(A)
+    return Ainv_new, w - Ainv_new @ g
+
+
+def stage2_loop(X: np.ndarray, Y: np.ndarray, L: np.ndarray, gamma: float, Z: np.ndarray,
+                v: np.ndarray, Ainv: np.ndarray, C: float, project: bool, second_order: bool,
+                cw: float, eta: float, lam: float, loss: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    v, Ainv = v.copy(), Ainv.copy()
+    preds = np.zeros(X.shape[0], dtype=np.int64)
+    for t in range(X.shape[0]):
+        z = feature_map(X[t], L, gamma, Z)
+        if second_order:
+            f, w = ons_score(z, v, Ainv, C, project)
+        else:
+            f = float(z @ v)
+        preds[t] = 1 if f >= 0 else 0
+        if second_order:
+            Ainv, v = ons_step(z, w, f, Y[t], loss, cw, Ainv)
+        else:
+            v = v - eta * (dloss(f, Y[t], loss) * z + lam * v)
+    return preds, v, Ainv
+
+
+# --------------------------------------------------------------------------------------
+# literal per-sample baselines (loops over the support vectors, lists instead of arrays)
+# --------------------------------------------------------------------------------------
+
+
+def _k(a: np.ndarray, b: np.ndarray, gamma: float) -> float:
+    return float(np.exp(-gamma * np.sum((a - b) ** 2)))
+
+
+def rbp(X: np.ndarray, Y: np.ndarray, gamma: float, B: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    sv: list[np.ndarray] = []
+    a: list[float] = []
+    out = []
+    for x, y in zip(X, Y, strict=True):
+        f = sum(ai * _k(s, x, gamma) for s, ai in zip(sv, a, strict=True))
+        yhat = 1.0 if f >= 0 else -1.0
+        out.append(1 if yhat > 0 else 0)
+        if yhat != y:
+            if len(sv) == B:
+                i = int(rng.integers(len(sv)))
+                sv[i], a[i] = sv[-1], a[-1]  # same slot policy as the implementation
+                sv.pop()
+                a.pop()
+            sv.append(x)
+            a.append(y)
+    return np.array(out)
+
+
+def bpa_s(X: np.ndarray, Y: np.ndarray, gamma: float, B: int, C: float) -> np.ndarray:
+    sv: list[np.ndarray] = []
+    a: list[float] = []
+    out = []
+    for x, y in zip(X, Y, strict=True):
+        f = sum(ai * _k(s, x, gamma) for s, ai in zip(sv, a, strict=True))
+        out.append(1 if f >= 0 else 0)
+        loss = max(0.0, 1.0 - y * f)
+        if loss <= 0:
+            continue
+        tau = min(C, loss)
+        if len(sv) < B:
+            sv.append(x)
+            a.append(tau * y)
+            continue
+        best, best_q, best_beta = -1, np.inf, 0.0
+        for r in range(len(sv)):
+            kr = _k(sv[r], x, gamma)
+            beta = a[r] * kr + tau * y
+            dist = a[r] ** 2 + beta ** 2 - 2 * a[r] * beta * kr
+            fr = f - a[r] * kr + beta
+            q = 0.5 * dist + C * max(0.0, 1.0 - y * fr)
+            if q < best_q:
+                best, best_q, best_beta = r, q, beta
+        sv[best], a[best] = x, best_beta
+    return np.array(out)
+
+
+def bogd(X: np.ndarray, Y: np.ndarray, gamma: float, B: int, eta: float, lam: float,
+         gamma_b: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    sv: list[np.ndarray] = []
+    a: list[float] = []
+    out = []
+    for x, y in zip(X, Y, strict=True):
+        f = sum(ai * _k(s, x, gamma) for s, ai in zip(sv, a, strict=True))
+        out.append(1 if f >= 0 else 0)
+        if y * f > 1:
+            a = [ai * (1 - eta * lam) for ai in a]
+            continue
+        if len(sv) < B:
+            a = [ai * (1 - eta * lam) for ai in a]
+        else:
+            i = int(rng.integers(len(sv)))
+            sv[i], a[i] = sv[-1], a[-1]
+            sv.pop()
+            a.pop()
+            a = [ai * B * (1 - eta * lam) / (B - 1) for ai in a]
+        sv.append(x)
+        a.append(eta * y)
+        if len(sv) == B:
+            top = max(abs(ai) for ai in a)
+            a = [ai * min(eta * gamma_b / top, 1.0) for ai in a]
+    return np.array(out)
+
+
+def projectron(X: np.ndarray, Y: np.ndarray, gamma: float, B: int) -> np.ndarray:
+    """Toolbox Projectron with the inverse recomputed by ``np.linalg.inv`` every time."""
+    sv: list[np.ndarray] = []
+    a = np.zeros(0)
+    out = []
+    for x, y in zip(X, Y, strict=True):
+        k = np.array([_k(s, x, gamma) for s in sv])
+        f = float(k @ a) if sv else 0.0
+        yhat = 1.0 if f >= 0 else -1.0
+        out.append(1 if yhat > 0 else 0)
+        if yhat == y:
+            continue
+        if not sv:
+            sv.append(x)
+            a = np.array([y])
+            continue
+        K = np.array([[_k(p, q, gamma) for q in sv] for p in sv])
+        d = np.linalg.solve(K, k)
+        delta2 = 1.0 - float(k @ d)
+        if len(sv) == B or delta2 < 1e-10:
+            a = a + y * d
+        else:
+            sv.append(x)
+            a = np.append(a, y)
+    return np.array(out)
