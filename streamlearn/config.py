@@ -46,7 +46,8 @@ A config, in full::
       values: {SEA: {HT: {oca: 86.4}}}     # stream label → algorithm label → metric →
                                            #   value in the metric's display unit (% here)
       cited: [HBP]                         # algorithm labels shown only as cited values
-    smoke: {max_samples: 2000, repeats: 1}
+    smoke: {max_samples: 2000, repeats: 1,
+            protocol_params: {}}            # overrides of protocol.params for --smoke
 """
 
 from __future__ import annotations
@@ -196,9 +197,13 @@ class ReferenceConfig:
 class SmokeConfig:
     max_samples: int = 2000
     repeats: int = 1
+    protocol_params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"max_samples": self.max_samples, "repeats": self.repeats}
+        d: dict[str, Any] = {"max_samples": self.max_samples, "repeats": self.repeats}
+        if self.protocol_params:  # only when set (e.g. a smaller grown network)
+            d["protocol_params"] = dict(self.protocol_params)
+        return d
 
 
 @dataclass(frozen=True)
@@ -274,7 +279,7 @@ class ExperimentConfig:
             smoke=self.smoke,
             description=self.description,
             source_path=self.source_path,
-            protocol_params=self.protocol_params,
+            protocol_params={**self.protocol_params, **self.smoke.protocol_params},
         )
 
 
@@ -652,11 +657,15 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     )
     reference = _parse_reference(d.get("reference"), "reference")
     sm = _mapping(d.get("smoke"), "smoke")
-    _check_keys(sm, "smoke", {"max_samples", "repeats"}, set())
+    _check_keys(sm, "smoke", {"max_samples", "repeats", "protocol_params"}, set())
     smoke = SmokeConfig(
         max_samples=_int(sm.get("max_samples", 2000), "smoke.max_samples", 10),
         repeats=_int(sm.get("repeats", 1), "smoke.repeats", 1),
+        protocol_params=dict(_mapping(sm.get("protocol_params"), "smoke.protocol_params")),
     )
+    if smoke.protocol_params:  # the protocol as --smoke builds it must validate too
+        _build(type(proto), {**protocol_params, **smoke.protocol_params},
+               "smoke.protocol_params")
     cfg = ExperimentConfig(
         name=name,
         description=str(d.get("description", "")),

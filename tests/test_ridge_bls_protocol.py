@@ -1,0 +1,209 @@
+"""The `incremental-nodes` protocol end to end through `streamlearn run` (records, resume,
+parallel runs, smoke overrides, memory refusal), its split preparation, and the BLS node
+generator of spec §1.4."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from streamlearn import registry
+from streamlearn.cli import main
+from streamlearn.ridge_bls_nodes import (
+    BLSNodeGenerator,
+    NodeSchedule,
+    TestNodes,
+    row_zscore,
+    sparse_autoencoder,
+)
+
+registry.load_all()
+
+SMALL = {"windows": 2, "window_nodes": 5, "enhancement": 40, "updates": 3,
+         "update_windows": 1, "update_enhancement": 10, "update_additional": 15,
+         "split": "holdout", "n_test": 300}
+ALGOS = [("d_rdg", "D-Rdg"), ("bls_orig", "Orig."), ("bls_exg_e", "Exg-E"),
+         ("bls_chol1", "Chol-1"), ("bls_chol2", "Chol-2"), ("bls_rinv", "R-Inv")]
+
+
+def _cfg(**protocol):
+    return {"name": "rbls", "protocol": {"name": "incremental-nodes",
+                                         "params": {**SMALL, **protocol}},
+            "repeats": 2,
+            "streams": [{"name": "hyperplane", "label": "HP",
+                         "params": {"n_samples": 900}}],
+            "algorithms": [{"name": n, "label": lab, "params": {"lam": 1e-2}}
+                           for n, lab in ALGOS]}
+
+
+def _run(tmp_path: Path, cfg: dict, capsys, *extra: str, out: str = "out") -> tuple[int, str]:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    old = sys.argv
+    sys.argv = ["streamlearn", "run", str(path), "--out", str(tmp_path / out), "-q", *extra]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    text = capsys.readouterr()
+    return int(exc.value.code or 0), text.out + text.err
+
+
+def _records(d: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted((d / "runs").glob("*.json"))}
+
+
+def test_protocol_runs_end_to_end_and_resumes(tmp_path, capsys):
+    rc, text = _run(tmp_path, _cfg(), capsys)
+    assert rc == 0, text
+    recs = _records(tmp_path / "out")
+    assert len(recs) == 12 and all(r["status"] == "ok" for r in recs.values())
+    sched = NodeSchedule(**{k: v for k, v in SMALL.items() if k not in ("split", "n_test")})
+    for r in recs.values():
+        assert r["curve_axis"].startswith("update")
+        assert r["curves"]["t"] == [0, 1, 2, 3]
+        assert r["updates"]["nodes"] == [sched.nodes_after(u) for u in range(4)]
+        tm = r["timing"]
+        assert len(tm["update_seconds"]) == 4
+        np.testing.assert_allclose(tm["cumulative_step_seconds"],
+                                   np.cumsum(np.add(tm["update_seconds"], tm["node_seconds"])))
+        assert min(tm["peak_traced_bytes"]) > 0 and r["stream_info"]["n_test"] == 300
+    for seed in (0, 1):
+        acc = {lab: recs[f"HP__{lab.replace('.', '')}__seed{seed}"]["updates"]["accuracy"]
+               for _, lab in ALGOS}
+        # one network per simulation: every algorithm starts from the same INIT
+        assert len({a[0] for a in acc.values()}) == 1
+        for lab in ("Chol-1", "Chol-2", "R-Inv"):  # the ridge family: D-Rdg's accuracies
+            assert acc[lab] == acc["D-Rdg"], lab
+        assert acc["Orig."] == acc["Exg-E"]
+    assert recs["HP__D-Rdg__seed0"]["updates"] != recs["HP__D-Rdg__seed1"]["updates"]
+    rc, text = _run(tmp_path, _cfg(), capsys)
+    assert rc == 0 and "0 run(s) computed, 12 already complete" in " ".join(text.split())
+
+
+def test_parallel_runs_give_the_same_records(tmp_path, capsys):
+    cfg = _cfg()
+    cfg["algorithms"] = cfg["algorithms"][:2]
+    assert _run(tmp_path, cfg, capsys, out="a")[0] == 0
+    assert _run(tmp_path, cfg, capsys, "--jobs", "2", out="b")[0] == 0
+    a, b = _records(tmp_path / "a"), _records(tmp_path / "b")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k]["updates"] == b[k]["updates"] and a[k]["metrics"] == b[k]["metrics"]
+
+
+def test_smoke_overrides_protocol_params(tmp_path, capsys):
+    cfg = _cfg(updates=50, enhancement=4000)
+    cfg["smoke"] = {"max_samples": 600, "protocol_params": {"updates": 1, "enhancement": 30}}
+    cfg["algorithms"] = cfg["algorithms"][:1]
+    rc, text = _run(tmp_path, cfg, capsys, "--smoke")
+    assert rc == 0, text
+    (rec,) = _records(tmp_path / "out").values()
+    assert rec["stream_info"]["schedule"]["updates"] == 1
+    assert rec["updates"]["nodes"] == [40, 70]
+
+
+def test_configuration_too_large_for_the_machine_stops_with_the_scaled_one(tmp_path, capsys):
+    rc, text = _run(tmp_path, _cfg(memory_limit_gib=0.001), capsys)
+    flat = " ".join(text.split())
+    assert rc == 2 and "Traceback" not in text
+    assert "needs about" in flat and "MiB" in flat
+    assert "configs/ridge_bls/mnist_tables.yaml" in flat
+    assert not list((tmp_path / "out" / "runs").glob("*.json"))
+
+
+def test_official_split_needs_a_dataset_that_has_one(tmp_path, capsys):
+    cfg = _cfg()
+    cfg["protocol"]["params"]["split"] = "official"
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 2 and "no official train/test split" in " ".join(text.split())
+
+
+def test_bad_protocol_parameter_is_a_config_error(tmp_path, capsys):
+    rc, text = _run(tmp_path, _cfg(update_windows=0, update_enhancement=0,
+                                   update_additional=0), capsys)
+    assert rc == 2 and "adds no node" in " ".join(text.split())
+
+
+def test_mnist_official_split(data_dir):
+    from streamlearn.config import StreamConfig
+    from streamlearn.evaluation.incremental_nodes import prepare_split
+
+    full = prepare_split(StreamConfig(name="mnist", label="MNIST"), 0, str(data_dir),
+                         "official", 1)
+    assert full.X.shape == (60000, 784) and full.extra["X_test"].shape == (10000, 784)
+    capped = prepare_split(StreamConfig(name="mnist", label="M", max_samples=500), 0,
+                           str(data_dir), "official", 1)
+    assert capped.X.shape[0] == 500 and capped.extra["y_test"].shape[0] == 500
+    np.testing.assert_array_equal(capped.extra["X_test"], full.extra["X_test"][:500])
+
+
+# ----------------------------------------------------------------------- node generator
+
+
+def _inputs(n=300, d=30, seed=0):
+    return np.random.default_rng(seed).random((n, d))
+
+
+SCHED = NodeSchedule(windows=3, window_nodes=6, enhancement=50, updates=4, update_windows=1,
+                     update_enhancement=20, update_additional=30)
+
+
+def test_grown_network_is_the_network_built_at_that_size():
+    X = _inputs()
+    gen = BLSNodeGenerator(SCHED, 7)
+    grown = [gen.next_block(X) for _ in range(3)]
+    assert [b.shape[1] for b in grown] == [68, 56, 56]
+    np.testing.assert_array_equal(np.hstack(grown), gen.build(X, 2))
+    # ... and the first blocks do not depend on how many updates the schedule plans
+    longer = BLSNodeGenerator(NodeSchedule(**{**SCHED.to_dict(), "updates": 9}), 7)
+    np.testing.assert_array_equal(longer.next_block(X), grown[0])
+    assert not np.array_equal(BLSNodeGenerator(SCHED, 8).next_block(X), grown[0])
+
+
+def test_test_nodes_reproduce_the_training_blocks_on_the_training_inputs():
+    X = _inputs()
+    gen = BLSNodeGenerator(SCHED, 3)
+    blocks = [gen.next_block(X) for _ in range(SCHED.updates + 1)]
+    mapped = TestNodes(gen, X)
+    for u, b in enumerate(blocks):
+        np.testing.assert_allclose(mapped.block(u), b, rtol=0, atol=1e-12)
+
+
+def test_node_ranges_and_groups():
+    X = _inputs()
+    gen = BLSNodeGenerator(SCHED, 1)
+    A0 = gen.next_block(X)
+    Z, H = A0[:, :18], A0[:, 18:]
+    assert np.allclose(Z.min(axis=0), 0) and np.allclose(Z.max(axis=0), 1)  # per node
+    # scale s / max T with the signed maximum ([16]): the largest entry maps to tanh(0.8)
+    assert np.isclose(H.max(), np.tanh(0.8)) and np.abs(H).max() < 1
+    H1 = gen.next_block(X)
+    # update: 6 new feature nodes, 20 fed by them, 30 fed by all 24 feature nodes
+    assert H1.shape[1] == 56 and np.allclose(H1[:, :6].max(axis=0), 1)
+    grp_new, grp_all = gen._blocks[1].enhancement
+    assert grp_new.sources == slice(18, 24) and grp_all.sources == slice(0, 24)
+    # (N_f + 1) < m: orthonormal rows
+    np.testing.assert_allclose(grp_all.V @ grp_all.V.T, np.eye(25), atol=1e-12)
+
+
+def test_row_zscore_and_bias_column():
+    Xb = row_zscore(_inputs())
+    np.testing.assert_allclose(Xb[:, :-1].mean(axis=1), 0, atol=1e-12)
+    np.testing.assert_allclose(Xb[:, :-1].std(axis=1, ddof=1), 1)
+    assert np.all(Xb[:, -1] == 0.1)
+
+
+def test_sparse_autoencoder_without_penalty_is_least_squares():
+    rng = np.random.default_rng(0)
+    Z, X = rng.normal(size=(200, 5)), rng.normal(size=(200, 8))
+    beta = sparse_autoencoder(Z, X, 0.0, 400)
+    np.testing.assert_allclose(beta, np.linalg.lstsq(Z, X, rcond=None)[0], atol=1e-8)
+    sparse = sparse_autoencoder(Z, X, 5.0, 400)
+    assert np.mean(sparse == 0) > np.mean(beta == 0)
