@@ -30,6 +30,8 @@ _MODULES = (
     "streamlearn.algorithms",
     "streamlearn.datasets",
     "streamlearn.evaluation.protocols",
+    "streamlearn.evaluation.prequential_regression",
+    "streamlearn.regret",
 )
 
 _loaded = False

@@ -1,0 +1,149 @@
+"""The ``prequential-regression`` protocol: one-step-ahead prediction of a univariate
+series (Fast-ONS paper, Sec. 2 and 4).
+
+At step ``t`` the learner has seen ``x_0..x_t``, predicts ``x_{t+1}``, suffers the loss,
+then learns ``x_{t+1}``. The target shift is an explicit preparation step
+(:func:`~streamlearn.evaluation.preparation.shift_target`): the inputs are
+``series[:-1]`` and the targets ``series[1:]``, both views of one array. A learner
+tagged ``needs_series`` receives ``x_t`` alone and keeps its own delay line; any other
+regressor receives the last ``lags`` values as a read-only strided view (no ``n x M``
+lag matrix is materialised). The metrics' context carries the series and the learner's
+lag window, so the regret metrics compare with the best fixed predictor on the same
+windows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from streamlearn.base import (
+    Interval,
+    Learner,
+    MetricContext,
+    PreparedData,
+    RunContext,
+    RunResult,
+    UserError,
+)
+from streamlearn.evaluation.preparation import prepare_stream, shift_target
+from streamlearn.evaluation.prequential import run_prequential
+from streamlearn.evaluation.protocols import (
+    PrequentialProtocol,
+    checkpoint_positions,
+    prequential_timing,
+    score_curves,
+)
+from streamlearn.registry import register_protocol
+from streamlearn.regret import lag_windows
+
+__all__ = ["PrequentialSeriesRegression", "tile"]
+
+
+def tile(series: np.ndarray, n: int) -> np.ndarray:
+    """The series repeated end to end and cut to ``n`` values (for timing studies on
+    series longer than the data: the paper's Fig. 1a runs 5e7 samples)."""
+    if n <= series.size:
+        return series[:n]
+    return np.resize(series, n)
+
+
+@register_protocol("prequential-regression")
+class PrequentialSeriesRegression(PrequentialProtocol):
+    """Test-then-train one-step-ahead prediction of a univariate series (predict
+    ``x_{t+1}`` from ``x_0..x_t``, then learn it); MSE and MAE curves, cumulative absolute
+    loss, and regret against the best fixed linear predictor in hindsight.
+
+    Parameters
+    ----------
+    lags
+        Lag window for regressors that do not keep their own delay line.
+    tile_to
+        Repeat the (scaled) series end to end to this many values (timing studies).
+    regret_max_samples
+        Longest prefix on which the regret comparator is solved; checkpoints beyond it
+        report NaN ("—").
+    """
+
+    task: ClassVar[str] = "regression"
+    default_metrics: ClassVar[tuple[str, ...]] = ("mse", "mae")
+    default_curve_metric: ClassVar[str] = "mse"
+    refuses_tags: ClassVar[dict[str, str]] = {
+        "grows_on_split": "it grows on a fixed train/test split; use a split protocol",
+    }
+    provides: ClassVar[frozenset[str]] = frozenset(
+        {"X", "series", "lags", "intercept", "regret_max_samples"})
+    _constraints: ClassVar[dict[str, Any]] = {
+        "lags": Interval(1, 100_000, integer=True),
+        "tile_to": Interval(2, 10**9, integer=True, allow_none=True),
+        "regret_max_samples": Interval(1, 10**7, integer=True),
+    }
+
+    def __init__(self, *, lags: int = 1, tile_to: int | None = None,
+                 regret_max_samples: int = 50_000) -> None:
+        self.lags = lags
+        self.tile_to = tile_to
+        self.regret_max_samples = regret_max_samples
+        self._validate_params()
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        base = prepare_stream(stream_cfg, seed, data_dir)
+        label = base.info.get("label")
+        if base.info.get("task") != "regression" or base.X.shape[1] != 1:
+            raise UserError(
+                f"Stream {label!r} is not a univariate series (task "
+                f"{base.info.get('task')!r}, {base.X.shape[1]} features): the "
+                "'prequential-regression' protocol predicts the next value of one series.")
+        series = np.ascontiguousarray(base.X[:, 0])
+        info = dict(base.info)
+        if self.tile_to is not None and self.tile_to != series.size:
+            info["runner_preprocessing"] = [
+                *info.get("runner_preprocessing", []),
+                f"series of {series.size} values repeated end to end to {self.tile_to}"
+                if self.tile_to > series.size else f"first {self.tile_to} values"]
+            series = tile(series, self.tile_to)
+        inputs, targets = shift_target(series, 1)
+        info["n_samples"] = int(targets.size)
+        info["n_predictions"] = int(targets.size)
+        return PreparedData(X=inputs[:, None], y=targets, info=info, n_classes=None,
+                            extra={"series": series})
+
+    def _inputs(self, learner: Learner, data: PreparedData) -> np.ndarray:
+        if "needs_series" in learner.all_tags():
+            return data.X
+        return lag_windows(data.X[:, 0], self.lags)
+
+    def _window(self, learner: Learner) -> int:
+        return int(getattr(learner, "n_lags", self.lags))
+
+    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+        clone = learner.clone()
+        X = self._inputs(learner, data)
+        clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
+        k = min(2, X.shape[0])
+        run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        X = self._inputs(learner, data)
+        n = X.shape[0]
+        learner.reset(X.shape[1], None)
+        progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
+        out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
+                              use_many=ctx.fused, on_chunk=progress)
+        at = checkpoint_positions(n, ctx.checkpoints)
+        intercept = bool(getattr(learner, "offset", False))
+        context = MetricContext(X=X, extra={
+            "series": data.extra["series"],
+            "lags": np.array([self._window(learner)]),
+            "intercept": np.array([int(intercept)]),
+            "regret_max_samples": np.array([self.regret_max_samples]),
+        })
+        metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
+        notes: dict[str, Any] = {}
+        warn = getattr(learner, "run_warnings", None)
+        if callable(warn) and warn():
+            notes["warnings"] = list(warn())
+        return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
+                         curve_axis="samples seen",
+                         arrays={"y_pred": out.y_pred, "y_true": data.y}, notes=notes)

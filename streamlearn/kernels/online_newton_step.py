@@ -1,0 +1,286 @@
+"""Numba kernels for sequential linear prediction of a scalar series with a tapped delay
+line (Civek and Kozat, "Efficient Implementation of Newton-Raphson Methods for Sequential
+Data Prediction"): the regular O(M^2) Online Newton Step (eqs. 2-5, 8), the fast O(M)
+Online Newton Step (Algorithm 1, eqs. 11-33) and online gradient descent (ONS with
+``A_t = I``).
+
+At step ``t`` the learner holds ``x_0..x_t`` and the delay line
+``xt = [x_t, x_{t-1}, ..., x_{t-M}]`` (zero before the series starts; ``M + 1`` entries,
+the feature vector ``x_t`` is its first ``M``). It predicts ``x_{t+1}`` as
+``w_t^T x_t (+ c_t)``, suffers the absolute loss ``|e_t|`` and, when ``|e_t| > eps``
+(the dead zone), takes the step ``w_{t+1} = w_t + sgn(e_t) (1/mu) A_t^{-1} x_t``.
+``A_t = alpha I + sum_{i<=t} x_i x_i^T`` is updated at *every* step, dead zone or not.
+
+State arrays are updated in place; each chunk kernel writes its predictions into
+``out`` and returns ``(status, i)``: ``(OK, n)`` or ``(BREAKDOWN, i)`` when the fast
+recursion's hyperbolic rotation fails at sample ``i`` of the chunk (its prediction is
+written, its delay line and lag products are updated; the rotation state and the weights
+are not). The caller then rebuilds the state exactly with :func:`fast_ons_rebuild`
+(paper's pitfall list; O(M^3), rare), finishes the step with :func:`fast_ons_finish` and
+continues at ``i + 1``.
+
+Scalars of the fast recursion live in a small array ``sc``: ``sc[0]`` = sqrt(eta_t),
+``sc[1]`` = min over steps of ``1 - h_t^2``, ``sc[2]`` = steps taken, ``sc[3]`` = the
+offset weight ``c_t``, ``sc[4]`` = the offset Schur complement ``varsigma_t``.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import IntEnum
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "SeriesStatus",
+    "fast_ons_chunk",
+    "fast_ons_finish",
+    "fast_ons_rebuild",
+    "ogd_series_chunk",
+    "ons_series_chunk",
+    "series_predict",
+]
+
+
+class SeriesStatus(IntEnum):
+    """Return codes of the series kernels."""
+
+    OK = 0
+    BREAKDOWN = 1  # fast ONS: hyperbolic rotation failed (1 - h^2 <= tau) or a check failed
+
+
+# Consistency checks of the fast recursion (paper's pitfall list): eta_t >= 1 and the
+# last entry of the post-array's first column (exactly 0 in exact arithmetic).
+_ETA_FLOOR = 1.0 - 1e-8
+_RESID_REL = 1e-8
+
+
+@njit(cache=True)
+def series_predict(w: np.ndarray, xt: np.ndarray, x_new: float, M: int, c: float) -> float:
+    """``w^T [x_new, xt[0], .., xt[M-2]] + c``: the prediction after ``x_new`` enters the
+    delay line, without changing it (eq. 1). Same summation order as the chunk kernels."""
+    yhat = 0.0
+    yhat += w[0] * x_new
+    for j in range(1, M):
+        yhat += w[j] * xt[j - 1]
+    return yhat + c
+
+
+@njit(cache=True)
+def _shift_in(xt: np.ndarray, x_new: float) -> None:
+    for j in range(xt.shape[0] - 1, 0, -1):
+        xt[j] = xt[j - 1]
+    xt[0] = x_new
+
+
+@njit(cache=True)
+def _dot_window(w: np.ndarray, xt: np.ndarray, M: int) -> float:
+    yhat = 0.0
+    for j in range(M):
+        yhat += w[j] * xt[j]
+    return yhat
+
+
+@njit(cache=True)
+def ogd_series_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarray,
+                     M: int, offset: int, lr: float, eps: float,
+                     out: np.ndarray) -> tuple[int, int]:
+    """Online gradient descent on the absolute loss (ONS with ``A_t = I``, paper Sec. 2):
+    ``w += lr sgn(e_t) x_t`` when ``|e_t| > eps``. ``w`` has ``M`` entries, plus the
+    offset weight last when ``offset`` is 1 (feature ``[x_t; 1]``)."""
+    for i in range(xin.shape[0]):
+        _shift_in(xt, xin[i])
+        yhat = _dot_window(w, xt, M)
+        if offset:
+            yhat += w[M]
+        out[i] = yhat
+        e = yin[i] - yhat
+        if abs(e) > eps:
+            step = lr if e > 0 else -lr
+            for j in range(M):
+                w[j] += step * xt[j]
+            if offset:
+                w[M] += step
+    return SeriesStatus.OK, xin.shape[0]
+
+
+@njit(cache=True)
+def ons_series_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, P: np.ndarray,
+                     xt: np.ndarray, k: np.ndarray, M: int, offset: int, inv_mu: float,
+                     eps: float, out: np.ndarray) -> tuple[int, int]:
+    """Regular O(M^2) ONS (paper eqs. 2-5 and 8): ``P = A_{t-1}^{-1}`` by the matrix
+    inversion lemma (4), ``k = P x_t``, ``eta_t = 1 + x_t^T k`` (10),
+    ``P <- P - k k^T / eta_t``, and ``w += sgn(e_t) (1/mu) k / eta_t`` outside the dead
+    zone (5). ``P`` is ``D x D`` with ``D = M + offset`` (the feature ``[x_t; 1]`` with an
+    offset); ``k`` is a work vector of length ``D``. Both triangles of ``P`` are updated."""
+    D = M + offset
+    for i in range(xin.shape[0]):
+        _shift_in(xt, xin[i])
+        yhat = _dot_window(w, xt, M)
+        if offset:
+            yhat += w[M]
+        out[i] = yhat
+        e = yin[i] - yhat
+        # k = P a, a = [x_t; 1]
+        for r in range(D):
+            acc = 0.0
+            for j in range(M):
+                acc += P[r, j] * xt[j]
+            if offset:
+                acc += P[r, M]
+            k[r] = acc
+        eta = 1.0
+        for j in range(M):
+            eta += xt[j] * k[j]
+        if offset:
+            eta += k[M]
+        inv_eta = 1.0 / eta
+        for r in range(D):
+            kr = k[r] * inv_eta
+            for j in range(D):
+                P[r, j] -= kr * k[j]
+        if abs(e) > eps:
+            step = (inv_mu if e > 0 else -inv_mu) * inv_eta
+            for r in range(D):
+                w[r] += step * k[r]
+    return SeriesStatus.OK, xin.shape[0]
+
+
+@njit(cache=True)
+def fast_ons_finish(w: np.ndarray, rho: np.ndarray, xt: np.ndarray, u: np.ndarray,
+                    ssum: np.ndarray, sc: np.ndarray, M: int, offset: int, alpha: float,
+                    inv_mu: float, eps: float, e: float) -> None:
+    """The end of a fast-ONS step once ``sqrt(eta_t)`` (``sc[0]``) and ``rho_t`` are
+    known: ``A_t^{-1} x_t = rho_t / sqrt(eta_t)`` (Algorithm 1, line 15, eq. 33) and the
+    dead-zone weight step. With ``offset`` the exact O(M) extension (not in the paper):
+    ``u_t = A_t^{-1} s_t`` with ``s_t = sum x_i``, ``varsigma_t = alpha + t + 1 - s_t^T u_t``
+    and ``Abar_t^{-1} [x_t; 1] = [k_t - u_t g_t; g_t]``, ``g_t = (1 - u_t^T x_t) / varsigma_t``."""
+    inv_s = 1.0 / sc[0]
+    sc[2] += 1.0
+    g = 0.0
+    if offset:
+        ux = 0.0
+        for j in range(M):
+            ux += u[j] * xt[j]
+        f = 1.0 - ux
+        for j in range(M):
+            u[j] += rho[j] * inv_s * f
+            ssum[j] += xt[j]
+        su = 0.0
+        ux = 0.0
+        for j in range(M):
+            su += ssum[j] * u[j]
+            ux += u[j] * xt[j]
+        sc[4] = alpha + sc[2] - su
+        g = (1.0 - ux) / sc[4]
+    if abs(e) > eps:
+        step = inv_mu if e > 0 else -inv_mu
+        if offset:
+            for j in range(M):
+                w[j] += step * (rho[j] * inv_s - u[j] * g)
+            sc[3] += step * g
+        else:
+            coef = step * inv_s
+            for j in range(M):
+                w[j] += coef * rho[j]
+
+
+@njit(cache=True)
+def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarray,
+                   L0: np.ndarray, L1: np.ndarray, rho: np.ndarray, lag: np.ndarray,
+                   u: np.ndarray, ssum: np.ndarray, sc: np.ndarray, M: int, offset: int,
+                   alpha: float, inv_mu: float, eps: float, tau: float,
+                   out: np.ndarray) -> tuple[int, int]:
+    """Fast O(M) ONS, Algorithm 1 of the paper. The pre-array
+    ``B = [[sqrt(eta_{t-1}), xt^T Lambda_{t-1}], [[0; rho_{t-1}], Lambda_{t-1}]]`` (line 9)
+    is rotated by a Givens rotation on columns 1-2 and a hyperbolic rotation on columns
+    1-3 (lines 10-13, eqs. 22-32) into ``[[sqrt(eta_t), 0, 0], [[rho_t; 0], Lambda_t]]``;
+    ``Lambda`` is stored as its two columns ``L0``, ``L1`` (length ``M + 1``). ``lag``
+    accumulates the lag products ``sum_i x_i x_{i-d}`` (d = 0..M) from which
+    :func:`fast_ons_rebuild` recovers the exact state after a breakdown."""
+    n = xin.shape[0]
+    for i in range(n):
+        x_new = xin[i]
+        _shift_in(xt, x_new)
+        for d in range(M + 1):
+            lag[d] += x_new * xt[d]
+        yhat = _dot_window(w, xt, M)
+        if offset:
+            yhat += sc[3]
+        out[i] = yhat
+        e = yin[i] - yhat
+        a = 0.0
+        b = 0.0
+        for j in range(M + 1):
+            a += xt[j] * L0[j]
+            b += xt[j] * L1[j]
+        s = sc[0]
+        r = math.hypot(s, a)
+        cg = s / r
+        sg = a / r
+        f0 = cg * s + sg * a
+        h = b / r
+        omh = 1.0 - h * h
+        if omh <= tau:
+            return SeriesStatus.BREAKDOWN, i
+        if omh < sc[1]:
+            sc[1] = omh
+        g = 1.0 / math.sqrt(omh)
+        s_new = g * (f0 - h * b)
+        prev = 0.0
+        nrm = 0.0
+        resid = 0.0
+        for j in range(M + 1):
+            p0 = prev
+            if j < M:
+                prev = rho[j]
+            p1 = L0[j]
+            p2 = L1[j]
+            q0 = cg * p0 + sg * p1
+            L0[j] = -sg * p0 + cg * p1
+            r0 = g * (q0 - h * p2)
+            L1[j] = g * (p2 - h * q0)
+            if j < M:
+                rho[j] = r0
+                nrm += r0 * r0
+            else:
+                resid = r0
+        if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * math.sqrt(nrm) + 1e-300:
+            return SeriesStatus.BREAKDOWN, i
+        sc[0] = s_new
+        fast_ons_finish(w, rho, xt, u, ssum, sc, M, offset, alpha, inv_mu, eps, e)
+    return SeriesStatus.OK, n
+
+
+def fast_ons_rebuild(xt: np.ndarray, lag: np.ndarray, alpha: float,
+                     M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Exact fast-ONS state at step ``t`` from the lag products (paper's eqs. 14-17 and
+    30-31 solved directly; the recovery of the spec's pitfall 1), in O(M^3).
+
+    ``A_t[0, k] = alpha [k = 0] + sum_{i<=t} x_i x_{i-k}`` and
+    ``A_t[j+1, k+1] = A_t[j, k] - x_{t-j} x_{t-k}``; ``A_{t-1} = A_t - x_t x_t^T``.
+    Returns ``(L0, L1, rho_t, sqrt(eta_t))`` with ``Lambda_t Pi Lambda_t^T = Delta_t``
+    from the two non-zero eigenpairs of ``Delta_t`` (eq. 15 one step later)."""
+    A = np.zeros((M, M))
+    A[0, :] = lag[:M]
+    A[0, 0] += alpha
+    for j in range(M - 1):
+        A[j + 1, 1:] = A[j, :-1] - xt[j] * xt[:M - 1]
+    A = np.triu(A) + np.triu(A, 1).T
+    x = xt[:M]
+    A_prev = A - np.outer(x, x)
+    P = np.linalg.inv(A)
+    P_prev = np.linalg.inv(A_prev)
+    P = 0.5 * (P + P.T)
+    P_prev = 0.5 * (P_prev + P_prev.T)
+    k_prev = P_prev @ x
+    eta = 1.0 + float(x @ k_prev)
+    s = math.sqrt(eta)
+    delta = np.zeros((M + 1, M + 1))
+    delta[:M, :M] += P
+    delta[1:, 1:] -= P_prev
+    vals, vecs = np.linalg.eigh(delta)
+    L0 = np.ascontiguousarray(vecs[:, -1] * math.sqrt(max(vals[-1], 0.0)))
+    L1 = np.ascontiguousarray(vecs[:, 0] * math.sqrt(max(-vals[0], 0.0)))
+    return L0, L1, np.ascontiguousarray(k_prev / s), s
