@@ -39,8 +39,8 @@ def run_one(acfg, sigma: float, data, seed: int, max_seconds: float) -> float | 
     learner.reset(data.X.shape[1], data.n_classes)
     t = time.perf_counter()
     preds = []
-    for s in range(0, data.X.shape[0], 200):
-        preds.append(learner.predict_learn_many(data.X[s:s + 200], data.y[s:s + 200]))
+    for s in range(0, data.X.shape[0], 25):
+        preds.append(learner.predict_learn_many(data.X[s:s + 25], data.y[s:s + 25]))
         if time.perf_counter() - t > max_seconds:
             return None
     return float(np.mean(np.concatenate(preds) != data.y))
@@ -88,10 +88,20 @@ def main(argv: list[str] | None = None) -> int:
                 best = (m, lg)
         chosen[acfg.label] = best
         print(f"== {acfg.label}: log2 sigma = {best[1]} ({best[0]:.2f} %)", flush=True)
-    with open(out / f"{cfg.name}.csv", "w", newline="") as fh:
+        save(out / f"{cfg.name}.csv", rows, args, chosen)
+    return 0
+
+
+def save(path: Path, rows: list, args: argparse.Namespace, chosen: dict) -> None:
+    """Write the table so far (rows of earlier --only runs are kept) and the chosen sigmas."""
+    old = []
+    if path.exists() and args.only:
+        with open(path, newline="") as fh:
+            old = [r for r in list(csv.reader(fh))[1:] if r[0] not in {x[0] for x in rows}]
+    with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["algorithm", "log2_sigma", "mistake_rate_mean", "mistake_rate_sd", "perms"])
-        w.writerows(rows)
+        w.writerows(old + rows)
     if args.write:
         text = Path(args.config).read_text()
         for label, (_, lg) in chosen.items():
@@ -102,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
             if n != 1:
                 print(f"could not write sigma of {label}", file=sys.stderr)
         Path(args.config).write_text(text)
-    return 0
 
 
 if __name__ == "__main__":
