@@ -23,32 +23,6 @@ install: $(BIN)/streamlearn
 quickstart: install
 	$(BIN)/streamlearn run configs/quickstart.yaml
 
-# MOA baselines (the `moa` extra, CapyMOA): in their own environment, because CapyMOA pins
-# pandas < 3; skipped, with the reason, where no Java runtime is found.
-MOA_VENV ?= .venv-moa
-.PHONY: install-moa test-moa quickstart-moa example-my-learner
-$(MOA_VENV)/bin/streamlearn: pyproject.toml
-	$(PYTHON) -m venv $(MOA_VENV)
-	$(MOA_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(MOA_VENV)/bin/python -m pip install --quiet -e '.[dev,moa]'
-	touch $@
-
-install-moa: $(MOA_VENV)/bin/streamlearn
-
-test-moa:
-	@if ! command -v java >/dev/null 2>&1 && [ ! -x "$${JAVA_HOME:-/nonexistent}/bin/java" ]; then \
-	  echo "test-moa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
-	  exit 0; fi; \
-	$(MAKE) --no-print-directory install-moa && \
-	$(MOA_VENV)/bin/python -m pytest -q tests/test_moa.py tests/test_conformance.py -k moa
-
-quickstart-moa: install-moa
-	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa
-
-# The example of README "Your own learner": runs from its own directory, no package change.
-example-my-learner: install
-	cd examples/my_learner && ../../$(BIN)/streamlearn run config.yaml --quiet
-
 test: install
 	$(BIN)/python -m pytest -q
 
@@ -70,7 +44,6 @@ bench: install
 	$(BIN)/python benchmarks/bench_runner.py
 	@if [ -f benchmarks/bench_bls.py ]; then $(BIN)/python benchmarks/bench_bls.py; fi
 	$(BIN)/python benchmarks/bench_forks.py
-	$(BIN)/python benchmarks/bench_ridge_bls.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec
@@ -83,17 +56,6 @@ reproduce-forks: install
 reproduce-online-bls: install
 	@for c in $$(find configs/online_bls -name '*.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
-
-.PHONY: reproduce-ridge-bls
-# Ridge-BLS paper (issue 12): λ calibration on the initial MNIST network, the scaled MNIST
-# Tables II-III / Fig. 1 / Table VI, NORB (skipped while its data is absent), then the
-# per-update tables. configs/ridge_bls/mnist_full.yaml (paper size) is run by hand only.
-reproduce-ridge-bls: install
-	$(BIN)/python -m streamlearn.ridge_bls_report calibrate --seeds 0 1
-	$(BIN)/streamlearn run configs/ridge_bls/mnist_tables.yaml --jobs 1
-	$(BIN)/streamlearn run configs/ridge_bls/mnist_na.yaml --jobs 1
-	$(BIN)/streamlearn run configs/ridge_bls/norb_tables.yaml --jobs 1 --skip-missing-data
-	$(BIN)/python -m streamlearn.ridge_bls_report tables results/ridge_bls/mnist_tables
 
 clean:
 	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache
