@@ -132,4 +132,4 @@ class FastONS(DelayLineRegressor):
     def _test_params(cls) -> Any:
         yield {"M": 4}
         yield {"M": 3, "offset": True}
-        yield {"M": 5, "tau": 0.9}  # forces the breakdown-and-rebuild path
+        yield {"M": 5, "tau": 0.999}  # forces the breakdown-and-rebuild path

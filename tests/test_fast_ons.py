@@ -1,0 +1,120 @@
+"""Fast ONS against regular ONS as learners (Fast-ONS paper's claim: the same predictions
+in O(M)), the breakdown-and-rebuild path, and the delay-line learner interface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from streamlearn.algorithms.fast_ons import FastONS
+from streamlearn.algorithms.ogd_series import OGDSeries
+from streamlearn.algorithms.ons import RegularONS
+from streamlearn.base import UserError
+from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
+from tests.reference.online_newton_step import ar2_series, ons_ref
+
+N_EQUIV = 100_000
+
+
+def _preds(learner, series: np.ndarray) -> np.ndarray:
+    learner.reset(1, None)
+    x, y = series[:-1], series[1:]
+    return np.concatenate([learner.predict_learn_many(x[s:s + 5000, None], y[s:s + 5000])
+                           for s in range(0, x.size, 5000)])
+
+
+def _rel_gap(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+def _real_series(data_dir, name: str) -> np.ndarray:
+    from streamlearn.registry import get_stream
+
+    return get_stream(name)(data_dir=str(data_dir)).to_arrays()[1]
+
+
+SETTINGS = [(1.0, 0.003), (0.01, 1.0)]
+
+
+@pytest.mark.parametrize("M", [16, 64])
+@pytest.mark.parametrize("alpha,lr", SETTINGS)
+def test_fast_equals_regular_on_synthetic_series(M, alpha, lr):
+    series = SpeechLikeSeries(n_samples=N_EQUIV + 1, seed=M).to_arrays()[1]
+    fast = _preds(FastONS(M=M, alpha=alpha, lr=lr), series)
+    reg = _preds(RegularONS(M=M, alpha=alpha, lr=lr), series)
+    assert _rel_gap(fast, reg) <= 1e-9
+
+
+@pytest.mark.parametrize("n", [20_000, pytest.param(N_EQUIV, marks=pytest.mark.slow)])
+def test_fast_equals_regular_at_m400(n):
+    series = TemperatureLikeSeries(n_samples=n + 1, seed=0).to_arrays()[1]
+    fast = _preds(FastONS(M=400, alpha=1.0, lr=0.1), series)
+    reg = _preds(RegularONS(M=400, alpha=1.0, lr=0.1), series)
+    assert _rel_gap(fast, reg) <= 1e-9
+
+
+@pytest.mark.datasets
+@pytest.mark.parametrize("name", ["cmu_arctic_sample", "temperature_whately"])
+@pytest.mark.parametrize("M", [16, 64])
+def test_fast_equals_regular_on_real_series(data_dir, name, M):
+    series = _real_series(data_dir, name)[: N_EQUIV + 1]
+    for alpha, lr in SETTINGS:
+        fast = _preds(FastONS(M=M, alpha=alpha, lr=lr), series)
+        reg = _preds(RegularONS(M=M, alpha=alpha, lr=lr), series)
+        assert _rel_gap(fast, reg) <= 1e-9, (alpha, lr)
+
+
+@pytest.mark.slow
+@pytest.mark.datasets
+@pytest.mark.parametrize("name", ["cmu_arctic_sample", "temperature_whately"])
+def test_fast_equals_regular_on_real_series_m400(data_dir, name):
+    series = _real_series(data_dir, name)[: N_EQUIV + 1]
+    fast = _preds(FastONS(M=400, alpha=1.0, lr=0.1), series)
+    reg = _preds(RegularONS(M=400, alpha=1.0, lr=0.1), series)
+    assert _rel_gap(fast, reg) <= 1e-9
+
+
+@pytest.mark.parametrize("offset", [False, True])
+def test_breakdowns_are_recovered_exactly_and_reported(offset):
+    """A threshold tau that almost every rotation fails forces the exact rebuild: the
+    predictions stay those of regular ONS, nothing is NaN, and the events are counted."""
+    series = ar2_series(1501, seed=11) + (0.3 if offset else 0.0)
+    fast = FastONS(M=8, alpha=0.5, lr=0.5, tau=0.999, offset=offset)
+    got = _preds(fast, series)
+    ref = ons_ref(series[:-1], series[1:], 8, 0.5, 0.5, 1e-8, offset=offset)["pred"]
+    assert fast.breakdowns_ > 100 and fast.first_breakdown_ >= 0
+    assert np.all(np.isfinite(got))
+    assert _rel_gap(got, ref) <= 1e-9
+    assert "breakdown" in fast.run_warnings()[0]
+    clean = FastONS(M=8, alpha=0.5, lr=0.5, offset=offset)
+    _preds(clean, series)
+    assert clean.breakdowns_ == 0 and clean.run_warnings() == []
+
+
+@pytest.mark.parametrize("cls,params", [
+    (FastONS, {"M": 7, "tau": 0.999}), (FastONS, {"M": 7, "offset": True}),
+    (RegularONS, {"M": 7, "offset": True}), (OGDSeries, {"M": 7, "lr": 0.05}),
+])
+def test_per_sample_loop_equals_chunks(cls, params):
+    series = ar2_series(801, seed=3)
+    a = cls(**params)
+    a.reset(1, None)
+    loop = []
+    for t in range(800):
+        x = np.array([series[t]])
+        loop.append(a.predict_one(x))
+        a.learn_one(x, series[t + 1])
+    many = _preds(cls(**params), series)
+    np.testing.assert_array_equal(np.array(loop), many)
+
+
+def test_multivariate_stream_is_refused_with_a_message():
+    with pytest.raises(UserError, match="univariate series"):
+        FastONS(M=4).reset(3, None)
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(UserError, match="'M' parameter"):
+        FastONS(M=0)
+    with pytest.raises(UserError, match="'lr' parameter"):
+        OGDSeries(lr=-1.0)

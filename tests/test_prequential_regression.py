@@ -1,0 +1,163 @@
+"""The prequential-regression protocol end to end through ``streamlearn run``: the target
+shift, no lag matrix, regret and warnings in the records, tiling, and bad configs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from streamlearn.base import Regressor, StreamInfo
+from streamlearn.cli import main
+from streamlearn.config import parse_config
+from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression, tile
+
+
+def _run(tmp_path: Path, cfg: dict, capsys, *extra: str) -> tuple[int, str]:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    old = sys.argv
+    sys.argv = ["streamlearn", "run", str(path), "--out", str(tmp_path / "out"), "-q", *extra]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out + out.err
+
+
+def _records(tmp_path: Path) -> dict[str, dict]:
+    recs = [json.loads(p.read_text()) for p in (tmp_path / "out" / "runs").glob("*.json")]
+    return {r["algorithm"]: r for r in recs}
+
+
+def _cfg(**over: Any) -> dict:
+    cfg = {"name": "series", "protocol": "prequential-regression", "repeats": 1,
+           "streams": [{"name": "ar2", "label": "AR2", "params": {"n_samples": 600}}],
+           "algorithms": [
+               {"name": "ons", "label": "R-ONS", "params": {"M": 6, "lr": 0.5}},
+               {"name": "fast_ons", "label": "F-ONS", "params": {"M": 6, "lr": 0.5}},
+               {"name": "fast_ons", "label": "F-ONS tau",
+                "params": {"M": 6, "lr": 0.5, "tau": 0.999}},
+               {"name": "ogd", "label": "OGD", "params": {"M": 6, "lr": 0.05}}],
+           "metrics": ["mse", "mae", "cum_abs_loss", "regret_abs", "regret_sq"],
+           "evaluation": {"checkpoints": 5, "save_predictions": True}}
+    cfg.update(over)
+    return cfg
+
+
+def test_prepare_shifts_the_target_and_keeps_views():
+    cfg = parse_config(_cfg())
+    proto = PrequentialSeriesRegression()
+    data = proto.prepare(cfg.streams[0], 0, None)
+    series = data.extra["series"]
+    np.testing.assert_array_equal(data.X[:, 0], series[:-1])
+    np.testing.assert_array_equal(data.y, series[1:])
+    assert np.shares_memory(data.X, series) and np.shares_memory(data.y, series)
+    assert data.X.shape == (599, 1)
+
+
+def test_runs_end_to_end_with_regret_and_equal_predictions(tmp_path, capsys):
+    rc, text = _run(tmp_path, _cfg(), capsys)
+    assert rc == 0, text
+    recs = _records(tmp_path)
+    assert set(recs) == {"R-ONS", "F-ONS", "F-ONS tau", "OGD"}
+    preds = {k: np.load(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz")
+             for k, r in recs.items()}
+    reg, fast = preds["R-ONS"]["y_pred"], preds["F-ONS"]["y_pred"]
+    assert np.max(np.abs(reg - fast)) <= 1e-9 * np.max(np.abs(reg))
+    y = preds["R-ONS"]["y_true"]
+    for name, r in recs.items():
+        p = preds[name]["y_pred"]
+        assert r["metrics"]["mse"] == pytest.approx(float(np.mean((y - p) ** 2)), rel=1e-12)
+        assert r["metrics"]["cum_abs_loss"] == pytest.approx(float(np.abs(y - p).sum()))
+        assert np.isfinite(r["metrics"]["regret_abs"])
+        assert len(r["curves"]["regret_abs"]) == len(r["curves"]["t"])
+    # the breakdown path is reported in the record, the clean run has no warning
+    assert recs["F-ONS tau"]["learner_counters"]["breakdowns_"] > 0
+    assert "breakdown" in recs["F-ONS tau"]["warnings"][0]
+    assert "warnings" not in recs["F-ONS"]
+    table = (tmp_path / "out" / "summary.md").read_text()
+    assert "Regret/T (abs)" in table
+
+
+def test_generic_regressor_reads_lag_windows(tmp_path, capsys):
+    """A regressor without its own delay line gets [x_t, .., x_{t-L+1}] as a view."""
+    from streamlearn import registry
+
+    seen: list[np.ndarray] = []
+
+    class Spy(Regressor):
+        """Records its inputs; predicts 0."""
+
+        def __init__(self) -> None:
+            pass
+
+        def reset(self, n_features: int, n_classes: int | None) -> None:
+            self.d_ = n_features
+
+        def predict_one(self, x: np.ndarray) -> float:
+            seen.append(np.array(x))
+            return 0.0
+
+        def learn_one(self, x: np.ndarray, y: Any) -> None:
+            pass
+
+    registry.load_all()
+    registry.register_algorithm("spy_regressor")(Spy)
+    try:
+        cfg = _cfg(protocol={"name": "prequential-regression", "params": {"lags": 3}},
+                   algorithms=[{"name": "spy_regressor", "label": "spy"}], metrics=["mse"])
+        rc, text = _run(tmp_path, cfg, capsys)
+    finally:
+        registry.ALGORITHMS.pop("spy_regressor", None)
+    assert rc == 0, text
+    x = np.asarray(seen[-599:])
+    assert x.shape == (599, 3)
+    np.testing.assert_array_equal(x[0], [x[0, 0], 0.0, 0.0])
+    np.testing.assert_array_equal(x[5, 1:], x[4, :2])
+
+
+def test_tile_to_repeats_the_series_and_says_so(tmp_path, capsys):
+    cfg = _cfg(protocol={"name": "prequential-regression", "params": {"tile_to": 1500}},
+               algorithms=[{"name": "fast_ons", "label": "F", "params": {"M": 4}}],
+               metrics=["mse"])
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 0, text
+    rec = _records(tmp_path)["F"]
+    assert rec["stream_info"]["n_samples"] == 1499
+    assert any("repeated end to end to 1500" in s
+               for s in rec["stream_info"]["runner_preprocessing"])
+    np.testing.assert_array_equal(tile(np.arange(3.0), 7), [0, 1, 2, 0, 1, 2, 0])
+
+
+@pytest.mark.parametrize("over,needle", [
+    ({"streams": [{"name": "sea", "label": "SEA", "max_samples": 100}]},
+     "needs regression streams"),
+    ({"metrics": ["oca"]}, "oca"),
+    ({"protocol": {"name": "prequential-regression", "params": {"lags": 0}}}, "lags"),
+    ({"algorithms": [{"name": "rls", "label": "RLS"}]}, "regression"),
+])
+def test_bad_configs_exit_nonzero_with_a_message(tmp_path, capsys, over, needle):
+    rc, text = _run(tmp_path, _cfg(**over), capsys)
+    assert rc != 0
+    assert needle in text and "Traceback" not in text
+    assert not list((tmp_path / "out" / "runs").glob("*.json")) if (
+        tmp_path / "out" / "runs").exists() else True
+
+
+def test_info_of_generated_series():
+    from streamlearn.datasets.synthetic_series import SpeechLikeSeries
+
+    s = SpeechLikeSeries(n_samples=1000, seed=1)
+    X, y = s.to_arrays()
+    assert isinstance(s.info(), StreamInfo) and X.shape == (1000, 1)
+    assert y.min() == -1.0 and y.max() == 1.0
+    np.testing.assert_array_equal(X[:, 0], y)
+    np.testing.assert_array_equal(SpeechLikeSeries(n_samples=1000, seed=1).to_arrays()[1], y)
