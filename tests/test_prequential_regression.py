@@ -83,6 +83,7 @@ def test_runs_end_to_end_with_regret_and_equal_predictions(tmp_path, capsys):
     assert recs["F-ONS tau"]["learner_counters"]["breakdowns_"] > 0
     assert "breakdown" in recs["F-ONS tau"]["warnings"][0]
     assert "warnings" not in recs["F-ONS"]
+    assert "1 run(s) carry warnings" in text and "breakdown" in text
     table = (tmp_path / "out" / "summary.md").read_text()
     assert "Regret/T (abs)" in table
 

@@ -14,6 +14,7 @@ windows.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -88,7 +89,12 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         self._validate_params()
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-        base = prepare_stream(stream_cfg, seed, data_dir)
+        """Build the series, tile it (``tile_to``), then cap it at the stream's
+        ``max_samples`` (so a smoke run's cap also bounds a tiled series), then shift the
+        target."""
+        cap = stream_cfg.max_samples
+        base = prepare_stream(dataclasses.replace(stream_cfg, max_samples=None), seed,
+                              data_dir)
         label = base.info.get("label")
         if base.info.get("task") != "regression" or base.X.shape[1] != 1:
             raise UserError(
@@ -103,6 +109,10 @@ class PrequentialSeriesRegression(PrequentialProtocol):
                 f"series of {series.size} values repeated end to end to {self.tile_to}"
                 if self.tile_to > series.size else f"first {self.tile_to} values"]
             series = tile(series, self.tile_to)
+        if cap is not None and cap < series.size:
+            series = series[:cap]
+            info["runner_preprocessing"] = [*info.get("runner_preprocessing", []),
+                                            f"first {cap} values"]
         inputs, targets = shift_target(series, 1)
         info["n_samples"] = int(targets.size)
         info["n_predictions"] = int(targets.size)

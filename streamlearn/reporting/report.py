@@ -53,4 +53,14 @@ def status_lines(summary: Summary) -> list[str]:
         lines.append(f"{len(summary.failed)} run(s) failed: "
                      + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5])
                      + ("; …" if len(summary.failed) > 5 else ""))
-    return lines
+    return lines + warning_lines(summary)
+
+
+def warning_lines(summary: Summary) -> list[str]:
+    """Runs whose record carries warnings (e.g. recovered numerical breakdowns)."""
+    warned = [r for r in summary.runs if r.get("warnings")]
+    if not warned:
+        return []
+    return [f"{len(warned)} run(s) carry warnings: "
+            + "; ".join(f"{r['run_id']}: {' '.join(r['warnings'])}" for r in warned[:5])
+            + ("; …" if len(warned) > 5 else "")]
