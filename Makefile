@@ -23,6 +23,32 @@ install: $(BIN)/streamlearn
 quickstart: install
 	$(BIN)/streamlearn run configs/quickstart.yaml
 
+# MOA baselines (the `moa` extra, CapyMOA): in their own environment, because CapyMOA pins
+# pandas < 3; skipped, with the reason, where no Java runtime is found.
+MOA_VENV ?= .venv-moa
+.PHONY: install-moa test-moa quickstart-moa example-my-learner
+$(MOA_VENV)/bin/streamlearn: pyproject.toml
+	$(PYTHON) -m venv $(MOA_VENV)
+	$(MOA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(MOA_VENV)/bin/python -m pip install --quiet -e '.[dev,moa]'
+	touch $@
+
+install-moa: $(MOA_VENV)/bin/streamlearn
+
+test-moa:
+	@if ! command -v java >/dev/null 2>&1 && [ ! -x "$${JAVA_HOME:-/nonexistent}/bin/java" ]; then \
+	  echo "test-moa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
+	  exit 0; fi; \
+	$(MAKE) --no-print-directory install-moa && \
+	$(MOA_VENV)/bin/python -m pytest -q tests/test_moa.py tests/test_conformance.py -k moa
+
+quickstart-moa: install-moa
+	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa
+
+# The example of README "Your own learner": runs from its own directory, no package change.
+example-my-learner: install
+	cd examples/my_learner && ../../$(BIN)/streamlearn run config.yaml --quiet
+
 test: install
 	$(BIN)/python -m pytest -q
 

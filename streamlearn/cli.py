@@ -175,9 +175,11 @@ def run(
     from streamlearn.config import load_config
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import build_report, problem_lines
+    from streamlearn.reporting.report import build_report, problem_lines, warning_lines
 
     cfg = load_config(config)
+    for note in cfg.notes:
+        err_console.print(note, markup=False, highlight=False, soft_wrap=True)
     if smoke:
         cfg = cfg.smoke_version()
     out_dir = _output_dir(cfg, out, smoke)
@@ -209,6 +211,8 @@ def run(
         console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
     for line in problem_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    for line in warning_lines(summary):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     if result.failed or summary.problems:
         raise typer.Exit(1)
 
@@ -225,6 +229,8 @@ def validate(
     from streamlearn.evaluation.runner import check_streams_available, plan_runs
 
     cfg = load_config(config)
+    for note in cfg.notes:
+        err_console.print(note, markup=False, highlight=False, soft_wrap=True)
     if smoke:
         cfg = cfg.smoke_version()
     check_streams_available(cfg, _resolve_data_dir(data_dir))

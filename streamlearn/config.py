@@ -221,6 +221,8 @@ class ExperimentConfig:
     description: str = ""
     source_path: str | None = None
     protocol_params: dict[str, Any] = field(default_factory=dict)
+    #: notes for the user from validation (optional entries left out); in no digest
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -279,6 +281,7 @@ class ExperimentConfig:
             smoke=self.smoke,
             description=self.description,
             source_path=self.source_path,
+            notes=self.notes,
             protocol_params={**self.protocol_params, **self.smoke.protocol_params},
         )
 
@@ -389,7 +392,7 @@ _TOP_KEYS = {"name", "description", "protocol", "repeats", "seeds", "streams", "
              "metrics", "evaluation", "outputs", "reference", "smoke"}
 _STREAM_KEYS = {"name", "label", "params", "shuffle", "reseed", "normalize",
                 "normalize_warmup", "normalize_range", "max_samples", "sweep"}
-_ALGO_KEYS = {"name", "river", "label", "params", "smoke_params", "sweep"}
+_ALGO_KEYS = {"name", "river", "label", "params", "smoke_params", "sweep", "optional"}
 NORMALIZERS = ["none", "minmax", "zscore", "range"]
 TABLE_FORMATS = ["markdown", "csv"]
 PLOT_KINDS = ["learning_curve", "time", "sweep"]
@@ -598,6 +601,9 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     raw_algos = d["algorithms"]
     if not isinstance(raw_algos, list) or not raw_algos:
         raise _fail("algorithms", f"expected a non-empty list, got {_type_name(raw_algos)}.")
+    from streamlearn.user_components import drop_unavailable
+
+    raw_algos, notes = drop_unavailable(raw_algos)  # `optional: true` entries that cannot run
     algorithms = tuple(a for i, r in enumerate(raw_algos)
                        for a in _parse_algorithm(r, f"algorithms[{i}]"))
     _labels_distinct("streams", [s.label for s in streams])
@@ -680,6 +686,7 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
         reference=reference,
         smoke=smoke,
         source_path=source_path,
+        notes=notes,
     )
     _check_components(cfg, proto)
     return cfg
@@ -740,6 +747,11 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
     for i, a in enumerate(cfg.algorithms):
         path = f"algorithms[{i}]" if a.sweep is None else f"algorithms (label {a.label!r})"
         cls = _lookup(registry.get_algorithm, a.name, f"{path}.name")
+        unavailable = getattr(cls, "unavailable_reason", None)
+        reason = unavailable() if callable(unavailable) else None
+        if reason:
+            raise _fail(f"{path}.name", f"algorithm {a.name!r} cannot run here: {reason}. "
+                        "Mark the entry `optional: true` to leave it out instead.")
         why = proto.incompatibility(cls)
         if why is not None:
             raise _fail(f"{path}.name", f"protocol {cfg.protocol!r} cannot run algorithm "

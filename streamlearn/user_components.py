@@ -433,3 +433,42 @@ def load_entry_points(algorithms: dict[str, type], streams: dict[str, type]) -> 
                 BROKEN_PLUGINS[ep.name] = str(exc)
                 continue
             table[ep.name] = cls
+
+
+# --------------------------------------------------------------------------------------
+# Optional entries
+# --------------------------------------------------------------------------------------
+
+
+def drop_unavailable(raw_algos: list[Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """Config algorithm entries without the ``optional`` key, leaving out the optional ones
+    whose learner cannot run here (its ``unavailable_reason()``, e.g. MOA without CapyMOA
+    or Java), with a note for each. Entries that do not resolve are kept, so that the
+    usual validation error names them."""
+    from streamlearn import registry
+    from streamlearn.config import _fail
+
+    kept: list[Any] = []
+    notes: list[str] = []
+    for i, entry in enumerate(raw_algos):
+        if not isinstance(entry, dict) or "optional" not in entry:
+            kept.append(entry)
+            continue
+        optional = entry["optional"]
+        if not isinstance(optional, bool):
+            raise _fail(f"algorithms[{i}].optional", f"expected true or false, got "
+                        f"{optional!r}.")
+        entry = {k: v for k, v in entry.items() if k != "optional"}
+        name = entry.get("name")
+        if optional and isinstance(name, str):
+            try:
+                cls = registry.get_algorithm(name)
+            except UserError:
+                cls = None
+            unavailable = getattr(cls, "unavailable_reason", None)
+            reason = unavailable() if callable(unavailable) else None
+            if reason:
+                notes.append(f"Left out {entry.get('label', name)!r} (optional): {reason}.")
+                continue
+        kept.append(entry)
+    return kept, tuple(notes)

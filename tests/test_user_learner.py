@@ -140,6 +140,12 @@ def test_own_learner_by_dotted_path_runs_beside_builtins(user_dir, capsys):
 
 
 def test_dotted_learner_runs_in_worker_processes(user_dir):
+    # loky reuses idle workers across runs of one process; one started by an earlier test
+    # has another working directory, which a `streamlearn run` never meets (its workers
+    # start in its own working directory)
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
     cfg = _config(user_dir, [{"name": "my_learners:Centroid", "label": "Mine"},
                              {"name": "my_learners:Fused", "label": "Fused"}], max_samples=300)
     assert _cli(["run", str(cfg), "--quiet", "--jobs", "2"]) == 0
