@@ -70,6 +70,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_runner.py
 	@if [ -f benchmarks/bench_bls.py ]; then $(BIN)/python benchmarks/bench_bls.py; fi
 	$(BIN)/python benchmarks/bench_forks.py
+	$(BIN)/python benchmarks/bench_ridge_bls.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec
@@ -82,6 +83,17 @@ reproduce-forks: install
 reproduce-online-bls: install
 	@for c in $$(find configs/online_bls -name '*.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
+
+.PHONY: reproduce-ridge-bls
+# Ridge-BLS paper (issue 12): λ calibration on the initial MNIST network, the scaled MNIST
+# Tables II-III / Fig. 1 / Table VI, NORB (skipped while its data is absent), then the
+# per-update tables. configs/ridge_bls/mnist_full.yaml (paper size) is run by hand only.
+reproduce-ridge-bls: install
+	$(BIN)/python -m streamlearn.ridge_bls_report calibrate --seeds 0 1
+	$(BIN)/streamlearn run configs/ridge_bls/mnist_tables.yaml --jobs 1
+	$(BIN)/streamlearn run configs/ridge_bls/mnist_na.yaml --jobs 1
+	$(BIN)/streamlearn run configs/ridge_bls/norb_tables.yaml --jobs 1 --skip-missing-data
+	$(BIN)/python -m streamlearn.ridge_bls_report tables results/ridge_bls/mnist_tables
 
 clean:
 	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache

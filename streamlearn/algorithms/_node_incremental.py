@@ -270,9 +270,12 @@ class _GrevilleLearner(NodeIncrementalLearner):
         M = _gram(A)
         M[np.diag_indices(k)] += self.lam
         self._Pt = np.zeros((n, self.k_max_), order="F")
-        # Pᵀ = A M⁻¹ (M symmetric): solve M Pᵀᵀ = Aᵀ through a symmetric-indefinite
-        # factorisation (LU-class; Cholesky is unreliable at λ = 2⁻³⁰, spec pitfall 5)
-        self._Pt[:, :k] = scipy.linalg.solve(M, A.T, assume_a="sym", check_finite=False).T
+        # as the paper's INIT (73): the k × k inverse through LU (getrf/getri; Cholesky is
+        # unreliable at λ = 2⁻³⁰, spec pitfall 5), then Pᵀ = A M⁻ᵀ (one gemm, BLAS-3; a
+        # solve with l right-hand sides would run LAPACK's level-2 substitutions)
+        Minv = scipy.linalg.inv(M, check_finite=False)
+        del M
+        self._Pt[:, :k] = A @ Minv.T
         self.W_ = self.P @ Y
 
     @property

@@ -250,8 +250,8 @@ class IncrementalNodesProtocol(Protocol):
             f"{where}the 'incremental-nodes' run{who} needs about {_bytes(need['total'])} "
             f"({n_train:,} training samples × {s.max_nodes:,} nodes after {s.updates} "
             f"updates: {parts}), more than the limit of {_bytes(limit)} on this machine. "
-            f"Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, updates of "
-            "10 + 250 + 250), lower enhancement/updates in protocol.params, or cap the "
+            f"Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, 6 updates of "
+            "10 + 100 + 150), lower enhancement/updates in protocol.params, or cap the "
             "training set with max_samples.")
 
     # ------------------------------------------------------------------ steps
@@ -334,6 +334,7 @@ class IncrementalNodesProtocol(Protocol):
         t_step = t_nodes + t_update
         total = float(t_step.sum())
         timing = {
+            # training time (node generation + weight updates) per training sample
             "per_sample_seconds": total / max(n, 1),
             "per_sample_learn_seconds": float(t_update.sum()) / max(n, 1),
             "total_seconds": total,
