@@ -273,6 +273,9 @@ def list_(
 @app.command()
 def report(
     directory: Annotated[Path, typer.Argument(help="An output directory of `streamlearn run`.")],
+    html: Annotated[bool, typer.Option("--html", help="Also write report.html: one "
+                    "self-contained page (config, tables with paper and Δ, plots inline, "
+                    "failed runs and their errors, versions).")] = False,
 ) -> None:
     """Rebuild tables and plots from the saved run records alone (nothing is re-run).
 
@@ -285,6 +288,10 @@ def report(
     from streamlearn.reporting.report import build_report, problem_lines, status_lines
 
     summary, written = build_report(directory)
+    if html:
+        from streamlearn.reporting.html import write_html
+
+        written.append(write_html(summary, directory, written))
     for table in tables.rich_tables(summary, width=console.width):
         console.print(table)
     for line in status_lines(summary):
