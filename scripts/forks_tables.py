@@ -78,7 +78,7 @@ def stats(rs: list[dict]) -> tuple[float, float, float, int]:
 
 
 def sigma_of(r: dict) -> str:
-    m = re.search(r"sigma=([0-9.e+-]+)", r.get("learner", ""))
+    m = re.search(r"(?<![a-z_])sigma=([0-9.e+-]+)", r.get("learner", ""))
     return f"{np.log2(float(m.group(1))):g}" if m else "?"
 
 
