@@ -37,8 +37,8 @@ def _run(name, lam, A, Y, k0, q):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("lam", [1.0, 1e-3])
 def test_ridge_family_equals_direct_ridge_after_every_update(seed, lam):
-    k0, q = 100, 50
-    A, Y = _problem(1000, k0, q, 4, seed)
+    k0, q = 80, 40
+    A, Y = _problem(600, k0, q, 4, seed)
     ref = _run("d_rdg", lam, A, Y, k0, q)
     for j, W in enumerate(ref):  # D-Rdg itself is the direct solve on the prefix
         assert _rel(W, direct_ridge(A[:, :k0 + j * q], Y, lam)) < 1e-10
@@ -50,16 +50,16 @@ def test_ridge_family_equals_direct_ridge_after_every_update(seed, lam):
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("lam", [1.0, 1e-3, 2.0 ** -30])
 def test_orig_equals_exg_e(seed, lam):
-    k0, q = 100, 50
-    A, Y = _problem(1000, k0, q, 4, seed)
+    k0, q = 80, 40
+    A, Y = _problem(600, k0, q, 4, seed)
     for a, b in zip(_run("bls_orig", lam, A, Y, k0, q), _run("bls_exg_e", lam, A, Y, k0, q),
                     strict=True):
         assert _rel(a, b) <= 1e-9
 
 
 def test_generalized_inverse_pair_departs_from_ridge_as_lambda_grows():
-    k0, q = 100, 50
-    A, Y = _problem(1000, k0, q, 4, 0)
+    k0, q = 80, 40
+    A, Y = _problem(600, k0, q, 4, 0)
     gaps = []
     for lam in (1e-6, 1e-3, 1.0):
         ridge = direct_ridge(A, Y, lam)

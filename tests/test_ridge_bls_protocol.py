@@ -38,7 +38,8 @@ def _cfg(**protocol):
             "streams": [{"name": "hyperplane", "label": "HP",
                          "params": {"n_samples": 900}}],
             "algorithms": [{"name": n, "label": lab, "params": {"lam": 1e-2}}
-                           for n, lab in ALGOS]}
+                           for n, lab in ALGOS],
+            "outputs": {"plots": []}}
 
 
 def _run(tmp_path: Path, cfg: dict, capsys, *extra: str, out: str = "out") -> tuple[int, str]:
@@ -87,6 +88,7 @@ def test_protocol_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert rc == 0 and "0 run(s) computed, 12 already complete" in " ".join(text.split())
 
 
+@pytest.mark.slow  # two worker processes start (~10 s)
 def test_parallel_runs_give_the_same_records(tmp_path, capsys):
     cfg = _cfg()
     cfg["algorithms"] = cfg["algorithms"][:2]
