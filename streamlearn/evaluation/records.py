@@ -108,4 +108,8 @@ def package_versions() -> dict[str, str]:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = "not installed"
+    try:  # MOA's learners run through the optional CapyMOA (moa.jar ships inside it)
+        versions["capymoa"] = metadata.version("capymoa")
+    except metadata.PackageNotFoundError:
+        pass
     return versions
