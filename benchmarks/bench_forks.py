@@ -1,3 +1,4 @@
+# ruff: noqa: E402  (BLAS thread variables must be set before numpy is imported)
 """FORKS paper: per-sample time of the nine Table-1 learners at B in {50, 100, 200, 500}.
 
 Fixed stream: the first 20,000 rows of codrna (one fixed permutation, sigma = 2^6.5, hinge
@@ -18,6 +19,10 @@ import os
 import sys
 import time
 from pathlib import Path
+
+# one BLAS thread per process, as `streamlearn run` pins it (fair, comparable timings)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import numpy as np
 

@@ -295,3 +295,37 @@ metrics: [mistake_rate]
 outputs: {{dir: results/forks/scaling/{ds}, plots: [sweep]}}
 smoke: {{max_samples: 200}}
 """)
+
+
+def algo_sigma(config: str, label: str) -> str:
+    """The sigma of algorithm ``label`` in a config (as set by forks_sigma.py)."""
+    text = Path(config).read_text()
+    block = text.split(f"label: {label}\n", 1)[1]
+    return block.split("sigma: ", 1)[1].split(",", 1)[0].split("}", 1)[0]
+
+
+def write_adversarial_t1sigma(variant: str) -> None:
+    """The adversarial config with each algorithm's Table-1 sigma on the base dataset
+    instead of a sigma selected on the adversarial stream itself."""
+    base, r = variant.split("-")
+    table = 2 if r == "1" else 3
+    src = Path(f"configs/forks/table{table}_{base}{r}.yaml")
+    dst = Path(f"configs/forks/table{table}_{base}{r}_t1sigma.yaml")
+    text = src.read_text()
+    for _, label in ADV_ALG:
+        sig = algo_sigma(f"configs/forks/table1_{base}.yaml", label)
+        key = f"label: {label}\n    params: {{sigma: "
+        head, rest = text.split(key, 1)
+        end = min(i for i in (rest.find(","), rest.find("}")) if i >= 0)
+        text = head + key + sig + rest[end:]
+    text = text.replace(
+        "# constructions (one per seed). sigma per algorithm: scripts/forks_sigma.py.",
+        f"# constructions (one per seed). sigma per algorithm: its Table-1 sigma on {base}\n"
+        "# (configs/forks/table1_" + base + ".yaml), NOT re-selected on the adversarial stream.")
+    text = text.replace(f"name: forks_table{table}_{base}{r}",
+                        f"name: forks_table{table}_{base}{r}_t1sigma")
+    text = text.replace(f"results/forks/table{table}/{base}{r}",
+                        f"results/forks/table{table}_t1sigma/{base}{r}")
+    text = text.replace(f"run configs/forks/table{table}_{base}{r}.yaml",
+                        f"run configs/forks/table{table}_{base}{r}_t1sigma.yaml")
+    dst.write_text(text)

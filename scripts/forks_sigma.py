@@ -1,3 +1,4 @@
+# ruff: noqa: E402  (BLAS thread variables must be set before numpy is imported)
 """Gaussian-width selection for the FORKS Table 1 configs (spec Sec. 6.1 rule).
 
 For every algorithm of a ``configs/forks/table1_<dataset>.yaml`` config, run it for each
@@ -18,10 +19,16 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import re
 import sys
 import time
 from pathlib import Path
+
+# one BLAS thread, as `streamlearn run` pins it: threaded BLAS on small matrices slows a
+# shared machine down by an order of magnitude (and would bias the timeouts)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import numpy as np
 
