@@ -205,13 +205,14 @@ class CheckResult:
     message: str = ""
 
 
-def run_checks(cls: type) -> list[CheckResult]:
-    """Every check of :func:`yield_checks` on every ``_test_params()`` set of ``cls``; a
-    failing or raising check is a result (its message says what went wrong), not an
-    exception."""
+def run_checks(cls: type, params: dict[str, Any] | None = None) -> list[CheckResult]:
+    """Every check of :func:`yield_checks` on every ``_test_params()`` set of ``cls`` (or
+    on ``params`` alone, when given); a failing or raising check is a result (its message
+    says what went wrong), not an exception."""
     out: list[CheckResult] = []
     try:
-        param_sets = [dict(p) for p in cls._test_params()]
+        param_sets = ([dict(params)] if params is not None
+                      else [dict(p) for p in cls._test_params()])
     except Exception as exc:
         return [CheckResult("test_params", {}, False, f"_test_params() raised "
                             f"{type(exc).__name__}: {exc}")]

@@ -309,6 +309,10 @@ def report(
 def check(
     learner: Annotated[str, typer.Argument(
         help="A registered algorithm name or a dotted path 'package.module:Class'.")],
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="A parameter for the checks, KEY=VALUE (VALUE read as YAML: "
+        "0.1, true, null, text); repeat for several. Default: the learner's "
+        "_test_params(), or its defaults.")] = None,
 ) -> None:
     """Run the conformance checks on a learner and say, in words, what fails.
 
@@ -322,7 +326,31 @@ def check(
     from streamlearn.checks import DESCRIPTIONS, run_checks
 
     cls = registry.get_algorithm(learner)
-    results = run_checks(cls)
+    params = None
+    if param:
+        import yaml
+
+        params = {}
+        for item in param:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise UserError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
+            try:
+                params[key] = yaml.safe_load(value)
+            except yaml.YAMLError:
+                params[key] = value
+        try:
+            cls.check_param_names(params)
+            cls(**params)
+        except UserError as exc:
+            raise UserError(f"--param: {exc}") from None
+    else:
+        try:
+            cls(**next(iter(cls._test_params()), {}))
+        except UserError as exc:
+            raise UserError(f"{exc} Give the checks its parameters with --param KEY=VALUE."
+                            ) from None
+    results = run_checks(cls, params)
     n_param_sets = len({repr(r.params) for r in results})
     for r in results:
         what = DESCRIPTIONS.get(r.check, r.check)

@@ -294,3 +294,15 @@ def test_entry_points_register_learners_and_streams(tmp_path, monkeypatch):
 def test_stream_by_dotted_path_must_be_a_stream(user_dir):
     with pytest.raises(UserError, match=r"not a streamlearn\.base\.Stream subclass"):
         registry.get_stream("my_learners:Centroid")
+
+
+def test_check_command_takes_parameters(user_dir, capsys):
+    assert _cli(["check", "my_learners:Needs"]) == 2
+    assert "Give the checks its parameters with --param" in " ".join(
+        capsys.readouterr().err.split())
+    assert _cli(["check", "my_learners:Needs", "--param", "rte=0.1"]) == 2
+    assert "has no parameter 'rte'" in capsys.readouterr().err
+    # with its parameter, it runs; it predicts class 0 only, so it does not learn
+    assert _cli(["check", "my_learners:Needs", "-p", "rate=0.1"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "PASS predictions_valid" in out and "FAIL learns" in out
