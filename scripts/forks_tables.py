@@ -89,6 +89,29 @@ def cell(rs: list[dict] | None) -> str:
     return f"{m:.2f} ± {sd:.2f}" + ("" if n == 20 else f" (n={n})")
 
 
+def sigma_curve(ds: str) -> dict[str, list[tuple[float, float]]]:
+    """(log2 sigma, mean mistake rate) of the sigma selection, by algorithm."""
+    import csv
+
+    path = ROOT / "sigma" / f"forks_table1_{ds}.csv"
+    out: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    if path.exists():
+        with open(path, newline="") as fh:
+            for row in csv.DictReader(fh):
+                if row["mistake_rate_mean"] not in ("", "timeout"):
+                    out[row["algorithm"]].append((float(row["log2_sigma"]),
+                                                  float(row["mistake_rate_mean"])))
+    return out
+
+
+def closest_sigma(curve: list[tuple[float, float]], target: float) -> str:
+    """The grid sigma whose selection-run mean is closest to the paper's value."""
+    if not curve:
+        return ""
+    lg, m = min(curve, key=lambda c: abs(c[1] - target))
+    return f"{lg:g} ({m:.2f})"
+
+
 def table1() -> str:
     lines = ["# FORKS Table 1 (ours vs paper)", "",
              "Mistake rate (%) mean ± SD (ddof=1) over permutations shared by all algorithms; "
@@ -100,17 +123,20 @@ def table1() -> str:
         if not recs:
             lines += [f"## {ds}", "", "not run here", ""]
             continue
+        curves = sigma_curve(ds)
         lines += [f"## {ds}", "",
-                  "| Algorithm | ours | paper | Δ | time (s) | paper time (s) | log2 σ |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| Algorithm | ours | paper | Δ | time (s) | paper time (s) | log2 σ "
+                  "| log2 σ closest to paper (selection-run rate) |",
+                  "|---|---|---|---|---|---|---|---|"]
         for a, (pm, psd, pt) in zip(ALG, PAPER1[ds], strict=True):
             rs = recs.get(a)
+            near = closest_sigma(curves.get(a, []), pm)
             if not rs:
-                lines.append(f"| {a} | not run | {pm:.3f} ± {psd:.3f} | | | {pt} | |")
+                lines.append(f"| {a} | not run | {pm:.3f} ± {psd:.3f} | | | {pt} | | {near} |")
                 continue
             m, _, t, _ = stats(rs)
             lines.append(f"| {a} | {cell(rs)} | {pm:.3f} ± {psd:.3f} | {m - pm:+.2f} | "
-                         f"{t:.3f} | {pt} | {sigma_of(rs[0])} |")
+                         f"{t:.3f} | {pt} | {sigma_of(rs[0])} | {near} |")
         lines.append("")
     return "\n".join(lines)
 
