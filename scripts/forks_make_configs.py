@@ -153,7 +153,7 @@ def write_fig2(sigma: str = "1", repeats: int = 3) -> None:
     path = Path("configs/forks/fig2_codrna.yaml")
     if path.exists():
         return
-    thetas = "[0.5, 0.1, 0.05, 0.01, 0.005, 0.001, 0.0005]"
+    thetas = "[0.5, 0.1, 0.05, 0.01, 0.005, 0.001, 0.0005]"  # smoke keeps horizon N (rho >= 1)
     text = f"""# FORKS paper (Wen et al.), Fig. 2: update rate theta on codrna (0.5 -> 0.0005,
 # rho = floor(theta N)),
 # FORKS with TISVD (Algorithm 2) against FORKS with an exact rank-k SVD of the maintained
@@ -170,12 +170,10 @@ algorithms:
     label: "TISVD theta={{theta:g}}"
     params: {{sigma: {sigma}, budget: 100, horizon: 59535}}
     sweep: {{theta: {thetas}}}
-    smoke_params: {{horizon: 300}}
   - name: forks
     label: "exact SVD theta={{theta:g}}"
     params: {{sigma: {sigma}, budget: 100, horizon: 59535, decomposition: svd}}
     sweep: {{theta: {thetas}}}
-    smoke_params: {{horizon: 300}}
 metrics: [mistake_rate]
 outputs: {{dir: results/forks/fig2, plots: [sweep, time]}}
 smoke: {{max_samples: 300}}

@@ -167,7 +167,7 @@ def tables23() -> str:
 
 
 def fig2() -> str:
-    recs = records(ROOT / "fig2" / "codrna")
+    recs = records(ROOT / "fig2")
     if not recs:
         return "# FORKS Fig. 2\n\nnot run here\n"
     rows = []
