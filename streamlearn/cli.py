@@ -201,6 +201,11 @@ def run(
     if not quiet:
         for table in tables.rich_tables(summary, width=console.width):
             console.print(table)
+        n_seeds = len(summary.config.get("seeds", []))
+        console.print(f"mean ± SD over {n_seeds} seed(s) of each run's final value; "
+                      "µs/sample: predict + update time per sample (µs/update \"—\": "
+                      "both in one compiled call).", style="dim", markup=False,
+                      highlight=False)
     else:
         print(tables.to_markdown(summary))
     console.print(
