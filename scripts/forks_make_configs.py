@@ -375,3 +375,58 @@ metrics: [mistake_rate]
 outputs: {{dir: results/forks/pnk_sigma/{ds}, plots: [sweep]}}
 smoke: {{max_samples: 300}}
 """)
+
+
+def write_adv_sensitivity(variant: str, repeats: int = 5) -> None:
+    """FORKS on an adversarial stream with the update-round order and buffer switches."""
+    base, r = variant.split("-")
+    table = 2 if r == "1" else 3
+    src = f"configs/forks/table{table}_{base}{r}.yaml"
+    sigma = algo_sigma(src, "FORKS")
+    rho = 24 if r == "1" else 49
+    reps = 10 if r == "1" else 20
+    base_p = f"sigma: {sigma}, budget: 200, sp_ratio: 0.75, rho: {rho}"
+    variants = [("FORKS (spec)", ""), ("predict before reset", ", update_order: predict_first"),
+                ("buffer B", ", buffer_factor: 1"),
+                ("predict first + buffer B", ", update_order: predict_first, buffer_factor: 1"),
+                ("C = none", ", proj_bound: null")]
+    algs = "".join(f"  - name: forks\n    label: \"{lab}\"\n    params: {{{base_p}{extra}}}\n"
+                   for lab, extra in variants)
+    Path(f"configs/forks/sensitivity_{base}{r}.yaml").write_text(f"""# FORKS (issue 11): update-round order, buffer and C on the adversarial stream {variant}
+# (Table {table} setting, FORKS's sigma from {src}). REDUCED: {repeats} stream constructions.
+#   streamlearn run configs/forks/sensitivity_{base}{r}.yaml --jobs 1
+name: forks_sensitivity_{base}{r}
+protocol: prequential-classification
+repeats: {repeats}
+streams:
+  - {{name: adversarial, label: {variant}, params: {{base: {base}, n_blocks: 500, repeats: {reps}}}}}
+algorithms:
+{algs}metrics: [mistake_rate]
+outputs: {{dir: results/forks/sensitivity/{base}{r}, plots: []}}
+smoke: {{max_samples: 300}}
+""")
+
+
+def write_kogd_sigma(ds: str, repeats: int = 5) -> None:
+    """Unbudgeted kernel OGD (FORKS whose buffer never fills) over the sigma grid."""
+    stream, N, B, note = DATA[ds]
+    grid = "[" + ", ".join(f"{2.0 ** (e / 2):.10g}" for e in range(-10, 15)) + "]"
+    Path(f"configs/forks/kogd_sigma_{ds}.yaml").write_text(f"""# FORKS (issue 11): unbudgeted kernel OGD (eta = 0.2, hinge; FORKS with a stage-1 buffer
+# longer than the stream) on {ds} over the whole sigma grid 2^[-5:0.5:7]: how low can a
+# kernel learner without budget go under this protocol? REDUCED: {repeats} permutations. {note}.
+#   streamlearn run configs/forks/kogd_sigma_{ds}.yaml --jobs 1
+name: forks_kogd_sigma_{ds}
+protocol: prequential-classification
+repeats: {repeats}
+streams:
+  - {stream}
+algorithms:
+  - name: forks
+    label: "KOGD sigma={{sigma:.4g}}"
+    params: {{budget: {B}, horizon: {N}, buffer_factor: {N // B + 1}}}
+    sweep: {{sigma: {grid}}}
+    smoke_params: {{horizon: 300}}
+metrics: [mistake_rate]
+outputs: {{dir: results/forks/kogd_sigma/{ds}, plots: [sweep]}}
+smoke: {{max_samples: 100}}
+""")

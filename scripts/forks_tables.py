@@ -209,7 +209,7 @@ def sensitivity() -> str:
              "FORKS at its Table-1 σ with one switch changed; `KOGD (no budget)` is FORKS "
              "with a buffer longer than the stream (stage 1 never ends). Scaling: best σ of "
              "the min-max sweep. Mistake rate (%), mean ± SD.", ""]
-    for ds in DS:
+    for ds in [*DS, "german1", "codrna1", "german2", "codrna2"]:
         recs = records(ROOT / "sensitivity" / ds)
         sc = records(ROOT / "scaling" / ds)
         if not recs and not sc:
@@ -229,7 +229,7 @@ def extra_checks() -> str:
     lines = ["# FORKS Table 1: extra checks of two baselines", "",
              "FOGD at its Table-1 σ with the paper's step 0.2 and the toolbox's 0.002; "
              "PROS-N-KONS at a few σ where its selection timed out. Mistake rate (%).", ""]
-    for kind in ("fogd_eta", "pnk_sigma"):
+    for kind in ("fogd_eta", "pnk_sigma", "kogd_sigma"):
         for d in sorted((ROOT / kind).glob("*")) if (ROOT / kind).is_dir() else []:
             recs = records(d)
             if not recs:
