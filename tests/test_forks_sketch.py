@@ -292,11 +292,29 @@ def test_rho_from_theta_and_horizon() -> None:
     assert (adv.sp_, adv.sm_, adv.k_) == (150, 30, 20)
 
 
+def test_missing_horizon_is_a_validation_error(tmp_path) -> None:
+    """`streamlearn validate` refuses FORKS without 'horizon'/'rho' (exit code 2, no
+    traceback), before anything runs."""
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: t\nprotocol: prequential-classification\nstreams:\n"
+                   "  - {name: sea, label: SEA, max_samples: 100}\nalgorithms:\n"
+                   "  - {name: forks, label: F, params: {sigma: 4}}\n"
+                   "metrics: [mistake_rate]\n")
+    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli", "validate", str(cfg)],
+                          capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out
+    assert "horizon" in out and "Traceback" not in out
+
+
 def test_user_errors() -> None:
     with pytest.raises(UserError, match="horizon"):
-        FORKS(sigma=1.0).reset(3, 2)
+        FORKS(sigma=1.0)
     with pytest.raises(UserError, match="rho"):
-        FORKS(sigma=1.0, theta=0.001, horizon=10).reset(3, 2)
+        FORKS(sigma=1.0, theta=0.001, horizon=10)
     with pytest.raises(UserError, match="two classes"):
         FORKS(sigma=1.0, rho=5).reset(3, 3)
     with pytest.raises(UserError, match="update_order"):

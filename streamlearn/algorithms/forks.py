@@ -87,6 +87,21 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         self.rho = rho
         self.eta = eta
         super().__init__(**kwargs)
+        self._update_cycle()  # a missing or empty update cycle is a config error
+
+    def _update_cycle(self) -> int:
+        """``rho`` if given, else ``floor(theta * horizon)``; a ``UserError`` without either."""
+        if self.rho is not None:
+            return int(self.rho)
+        if self.horizon is None:
+            raise UserError(f"{type(self).__name__} needs the stream length to set its update "
+                            "cycle rho = floor(theta * N): set the parameter 'horizon' (N) "
+                            "or 'rho'.")
+        rho = int(np.floor(self.theta * self.horizon))
+        if rho < 1:
+            raise UserError(f"{type(self).__name__}: the update cycle rho = floor(theta * "
+                            f"horizon) = {rho} must be at least 1; raise theta.")
+        return rho
 
     # ---- overridable policy ----------------------------------------------------------------
     _decomposition: str = "tisvd"
@@ -99,17 +114,7 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         self.sp_ = max(1, round(self.sp_ratio * B))
         self.sm_ = max(1, round(self.gamma_ratio * self.sp_))
         self.k_ = max(1, min(round(self.k_ratio * B), self.sp_))
-        if self.rho is not None:
-            self.rho_ = int(self.rho)
-        elif self.horizon is not None:
-            self.rho_ = int(np.floor(self.theta * self.horizon))
-        else:
-            raise UserError(f"{type(self).__name__} needs the stream length to set its update "
-                            "cycle rho = floor(theta * N): set the parameter 'horizon' (N) "
-                            "or 'rho'.")
-        if self.rho_ < 1:
-            raise UserError(f"{type(self).__name__}: the update cycle rho = floor(theta * "
-                            f"horizon) = {self.rho_} must be at least 1; raise theta.")
+        self.rho_ = self._update_cycle()
         self.phase_ = 1
         self._sv_alloc(self.buffer_size_, d)
         self.t0_ = -1
