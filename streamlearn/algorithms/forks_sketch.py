@@ -16,8 +16,6 @@ Sketching and Decomposition* (FORKS), Sec. 2.2, 3.2, 3.3 and App. B.1.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from streamlearn.kernels.forks_budget import gauss_matrix, gauss_row
@@ -188,6 +186,3 @@ class IncrementalSketch:
         Sm = np.zeros((self.n, self.J.shape[0]))
         Sm[self.J, np.arange(self.J.shape[0])] = 1.0
         return Sp.T @ K @ Sm, Sp.T @ K @ Sp
-
-    def state(self) -> dict[str, Any]:
-        return {"n": self.n}
