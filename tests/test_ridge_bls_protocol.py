@@ -209,3 +209,59 @@ def test_sparse_autoencoder_without_penalty_is_least_squares():
     np.testing.assert_allclose(beta, np.linalg.lstsq(Z, X, rcond=None)[0], atol=1e-8)
     sparse = sparse_autoencoder(Z, X, 5.0, 400)
     assert np.mean(sparse == 0) > np.mean(beta == 0)
+
+
+# ----------------------------------------------------------------------- NA through the protocol
+
+NA_PROTOCOL = {"windows": 2, "window_nodes": 5, "enhancement": 60, "updates": 4,
+               "update_windows": 1, "update_enhancement": 10, "update_additional": 30}
+
+
+def test_failed_factorisation_is_na_in_the_records_and_the_metrics():
+    """150 training samples, a network growing 70 -> 270 nodes, λ = 2^-50: Chol-1's (42a)
+    fails at update 2; that update and all later ones are NA (NaN), counted as failed, and
+    the maximum over updates ignores them; Chol-2 on the same nodes never fails."""
+    from streamlearn.base import PreparedData, RunContext
+    from streamlearn.evaluation.incremental_nodes import IncrementalNodesProtocol
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 20))
+    y = (X[:, 0] + X[:, 1] > 1).astype(np.int64)
+    data = PreparedData(X=X[:150], y=y[:150], info={"node_seed": 3}, n_classes=2,
+                        extra={"X_test": X[150:], "y_test": y[150:]})
+    proto = IncrementalNodesProtocol(**NA_PROTOCOL)
+    ctx = RunContext(metrics=("update_accuracy", "max_update_accuracy", "initial_accuracy"))
+    res = proto.run(registry.ALGORITHMS["bls_chol1"](lam=2.0 ** -50), data, ctx)
+    assert res.notes["na_from_update"] == 2
+    assert res.notes["updates"]["failed"] == [0, 0, 1, 1, 1]
+    acc = res.curves["update_accuracy"]
+    assert all(np.isnan(acc[2:])) and not any(np.isnan(acc[:2]))
+    assert np.isnan(res.metrics["update_accuracy"])
+    assert res.metrics["max_update_accuracy"] == max(acc[:2])
+    assert res.notes["updates"]["accuracy"][2:] == [None, None, None]
+    stable = proto.run(registry.ALGORITHMS["bls_chol2"](lam=2.0 ** -50), data, ctx)
+    assert stable.notes["na_from_update"] is None
+    assert stable.curves["update_accuracy"][:2] == acc[:2]
+
+
+def test_report_tables_show_na_with_failure_counts(tmp_path, capsys):
+    from streamlearn.ridge_bls_report import tables
+
+    cfg = _cfg(**{**NA_PROTOCOL, "n_test": 150})
+    cfg["streams"][0]["params"]["n_samples"] = 300
+    cfg["repeats"] = 1
+    cfg["algorithms"] = [{"name": n, "label": f"{lab} lam={{lam:g}}",
+                          "sweep": {"lam": [2.0 ** -50, 1e-2]}}
+                         for n, lab in ALGOS if n in ("bls_chol1", "bls_chol2", "bls_orig")]
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 0, text
+    recs = _records(tmp_path / "out")
+    assert all(r["status"] == "ok" for r in recs.values())
+    failed = [r for r in recs.values() if r["na_from_update"] is not None]
+    assert failed and all(r["algorithm"].startswith("Chol-1") for r in failed)
+    # Orig.'s numerically singular solves at tiny λ are counted, not printed or fatal
+    orig = [r for r in recs.values() if r["algorithm"].startswith("Orig.")]
+    assert max(r["learner_counters"]["ill_conditioned_solves_"] for r in orig) > 0
+    out = tables(tmp_path / "out").read_text()
+    assert "NA (1/1)" in out and "## Fig. 1" in out and "## Table VI" in out
+    assert (tmp_path / "out" / "fig1_max_accuracy_vs_lambda.png").exists()

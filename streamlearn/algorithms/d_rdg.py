@@ -46,7 +46,8 @@ class DirectRidge(NodeIncrementalLearner):
         k = self.k_
         M = self._R[:k, :k].copy()
         M[np.diag_indices(k)] += self.lam
-        self.W_ = scipy.linalg.solve(M, self._AtY[:k], assume_a="sym", check_finite=False)
+        self.W_ = self._lapack(scipy.linalg.solve, M, self._AtY[:k], assume_a="sym",
+                              check_finite=False)
 
     def _initialize(self, A: np.ndarray, Y: np.ndarray) -> None:
         """``W = (Aᵀ A + λ I)⁻¹ Aᵀ Y`` (6)-(7)."""
