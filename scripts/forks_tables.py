@@ -229,7 +229,7 @@ def extra_checks() -> str:
     lines = ["# FORKS Table 1: extra checks of two baselines", "",
              "FOGD at its Table-1 σ with the paper's step 0.2 and the toolbox's 0.002; "
              "PROS-N-KONS at a few σ where its selection timed out. Mistake rate (%).", ""]
-    for kind in ("fogd_eta", "pnk_sigma", "kogd_sigma"):
+    for kind in ("fogd_eta", "pnk_sigma", "kogd_sigma", "nogd_k"):
         for d in sorted((ROOT / kind).glob("*")) if (ROOT / kind).is_dir() else []:
             recs = records(d)
             if not recs:
