@@ -128,6 +128,12 @@ class RichProgress:
         if self._progress is not None:
             self._progress.advance(self._overall)
 
+    def cluster_status(self, workers: int, running: int, queued: int) -> None:
+        """Dask backend: runs running and queued across the cluster (done: the bar)."""
+        if self._progress is not None:
+            self._progress.update(self._overall, description=(
+                f"runs ({workers} worker(s): {running} running, {queued} queued)"))
+
     def stop(self) -> None:
         if self._progress is not None:
             if self._current is not None:
@@ -145,6 +151,28 @@ def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:
         return out
     base = Path(cfg.outputs.dir)
     return base.parent / "smoke" / base.name if smoke else base
+
+
+def _dask_backend(backend: str, scheduler: str | None, jobs: int, retries: int,
+                  worker_data_dir: str | None):
+    """The Dask backend of ``run``, or None for worker processes on this machine.
+
+    Workers get the client's data directory only when the user gave --data-dir; otherwise
+    each resolves its own ($STREAMLEARN_DATA in its environment)."""
+    if backend not in ("processes", "dask"):
+        raise UserError(f"--backend {backend!r}: choose 'processes' or 'dask'.")
+    if backend == "processes":
+        if scheduler is not None:
+            raise UserError("--scheduler needs --backend dask.")
+        return None
+    from streamlearn.evaluation.dask_backend import DaskBackend, require_dask
+
+    require_dask()
+    if scheduler is not None and jobs != 1:
+        err_console.print(f"Note: --jobs {jobs} is ignored with --scheduler (the cluster's "
+                          "workers run the runs).", markup=False, highlight=False)
+    return DaskBackend(scheduler=scheduler, workers=jobs, retries=retries,
+                       worker_data_dir=worker_data_dir)
 
 
 @app.command()
@@ -166,6 +194,19 @@ def run(
         "--skip-missing-data", help="Leave out streams whose data files are not present "
         "(their tables show the paper's values only) instead of stopping with an error.")
     ] = False,
+    backend: Annotated[str, typer.Option(
+        "--backend", help="'processes' (this machine, --jobs worker processes) or 'dask' "
+        "(Dask's distributed scheduler; needs pip install 'streamlearn[dask]'): a local "
+        "cluster of --jobs single-threaded workers, or the cluster of --scheduler.")
+    ] = "processes",
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="With --backend dask: address of a running Dask scheduler "
+        "(tcp://HOST:PORT). Workers need no shared filesystem: they return records to this "
+        "client and read data from their own $STREAMLEARN_DATA.", show_default=False)
+    ] = None,
+    retries: Annotated[int, typer.Option(
+        "--retries", min=0, help="With --backend dask: resubmissions of a run whose worker "
+        "died before it is recorded as failed.")] = 2,
 ) -> None:
     """Run an experiment: every (stream, algorithm, seed), test-then-train.
 
@@ -184,12 +225,14 @@ def run(
         cfg = cfg.smoke_version()
     out_dir = _output_dir(cfg, out, smoke)
     data = _resolve_data_dir(data_dir)
+    dask_backend = _dask_backend(backend, scheduler, jobs, retries,
+                                 data if data_dir is not None else None)
     t0 = time.perf_counter()
     progress = RichProgress(quiet)
     try:
         result = run_experiment(cfg, out_dir, data_dir=data, jobs=jobs, force=force,
                                 smoke=smoke, skip_missing_data=skip_missing_data,
-                                progress=progress)
+                                progress=progress, backend=dask_backend)
     except KeyboardInterrupt:
         progress.stop()
         err_console.print(

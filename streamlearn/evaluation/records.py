@@ -49,13 +49,16 @@ def record_path(out_dir: Path, run_id: str) -> Path:
 
 def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
     """A record that resume may keep: marked complete, of this run's digest and schema,
-    and (for a successful run) carrying its metrics; anything else is recomputed."""
+    and (for a successful run) carrying its metrics; anything else is recomputed. A run
+    that failed for a reason outside the learner (a lost worker, data missing on a
+    worker: ``"retry_on_resume": true``) is recomputed too."""
     return bool(
         isinstance(record, dict)
         and record.get("complete") is True
         and record.get("digest") == digest
         and record.get("schema_version") == SCHEMA_VERSION
         and (record.get("status") == "failed" or isinstance(record.get("metrics"), dict))
+        and not record.get("retry_on_resume")
     )
 
 

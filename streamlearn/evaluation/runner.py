@@ -19,6 +19,7 @@ import os
 import threading
 import time
 import traceback
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,8 +160,33 @@ def execute_run(
     A learner that raises is a result (a failed record naming the error); data and
     configuration problems (``UserError``) and interrupts propagate.
     """
-    t_start = time.perf_counter()
-    record: dict[str, Any] = {
+    computed = compute_run(spec, data_dir, on_progress)
+    write_computed(out_dir, computed)
+    return computed.outcome
+
+
+@dataclass
+class ComputedRun:
+    """A run's record (and predictions), computed but not yet written: what a remote
+    worker returns to the client, which writes it with :func:`write_computed`."""
+
+    record: dict[str, Any]
+    outcome: RunOutcome
+    arrays: dict[str, np.ndarray] | None = None
+
+
+def write_computed(out_dir: Path, computed: ComputedRun) -> None:
+    """Write a computed run atomically: predictions first, then the record (which marks
+    the run complete)."""
+    path = records.record_path(out_dir, computed.outcome.run_id)
+    if computed.arrays:
+        records.atomic_write_npz(path.with_suffix(".pred.npz"), **computed.arrays)
+    records.atomic_write_json(path, computed.record)
+
+
+def base_record(spec: RunSpec) -> dict[str, Any]:
+    """The fields of a run record that do not depend on its result."""
+    return {
         "schema_version": records.SCHEMA_VERSION,
         "complete": True,
         "digest": spec.digest,
@@ -174,7 +200,16 @@ def execute_run(
         "versions": records.package_versions(),
         "git_commit": records.git_commit(),
     }
-    path = records.record_path(out_dir, spec.run_id)
+
+
+def compute_run(
+    spec: RunSpec,
+    data_dir: str | None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ComputedRun:
+    """Compute one run's record without writing anything (see :func:`execute_run`)."""
+    t_start = time.perf_counter()
+    record = base_record(spec)
     ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
                      chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress)
     with _single_thread_blas():
@@ -192,9 +227,9 @@ def execute_run(
         except Exception as exc:  # a learner failing is a result, recorded and reported
             record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
                           traceback=traceback.format_exc(limit=8))
-            records.atomic_write_json(path, record)
-            return RunOutcome(spec.run_id, "failed", time.perf_counter() - t_start,
-                              record["error"])
+            return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                                  time.perf_counter() - t_start,
+                                                  record["error"]))
     record.update(
         status="ok",
         metrics=result.metrics,
@@ -214,10 +249,9 @@ def execute_run(
             fresh = build_learner(spec.algorithm, spec.seed)
             record["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
     record["learner_counters"] = learner_counters(learner)
-    if spec.save_predictions and result.arrays:
-        records.atomic_write_npz(path.with_suffix(".pred.npz"), **result.arrays)
-    records.atomic_write_json(path, record)
-    return RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start)
+    arrays = dict(result.arrays) if spec.save_predictions and result.arrays else None
+    return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
+                       arrays)
 
 
 def learner_counters(learner: Any) -> dict[str, int | float]:
@@ -297,7 +331,19 @@ class Progress:
     def run_started(self, spec: RunSpec) -> None: ...
     def run_progress(self, done: int, total: int) -> None: ...
     def run_finished(self, outcome: RunOutcome) -> None: ...
+    def cluster_status(self, workers: int, running: int, queued: int) -> None: ...
     def stop(self) -> None: ...
+
+
+class Backend(typing.Protocol):
+    """Another place to execute the pending runs (``--backend dask``): it yields each
+    run's outcome once the run's record is written."""
+
+    @property
+    def checks_data_on_client(self) -> bool: ...
+
+    def run(self, pending: list[RunSpec], out_dir: Path,
+            progress: Progress) -> Iterator[RunOutcome]: ...
 
 
 def check_streams_available(cfg: ExperimentConfig, data_dir: str | None) -> None:
@@ -346,6 +392,7 @@ def run_experiment(
     smoke: bool = False,
     skip_missing_data: bool = False,
     progress: Progress | None = None,
+    backend: Backend | None = None,
 ) -> ExperimentResult:
     """Run every planned run whose record is not already complete.
 
@@ -354,10 +401,14 @@ def run_experiment(
     whose data files are missing is an error, or with ``skip_missing_data`` is left out
     (its table then shows only the paper's values, marked as not run here). The output
     directory is locked for the whole experiment: a second run on it stops with a message.
+    With a ``backend`` (Dask) the runs go there; when its workers do not share the client's
+    files, each worker checks its own data and only ``skip_missing_data`` makes the client
+    look at its data directory.
     """
     progress = progress or Progress()
     check_writable(out_dir, create=False)
-    missing = missing_streams(cfg, data_dir)
+    check_data = backend is None or backend.checks_data_on_client or skip_missing_data
+    missing = missing_streams(cfg, data_dir) if check_data else {}
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
     check_writable(out_dir, create=True)
@@ -377,7 +428,11 @@ def run_experiment(
                 pending.append(spec)
         progress.start(len(specs), len(pending))
         try:
-            if jobs == 1 or len(pending) <= 1:
+            if backend is not None and pending:
+                for outcome in backend.run(pending, out_dir, progress):
+                    result.outcomes.append(outcome)
+                    progress.run_finished(outcome)
+            elif jobs == 1 or len(pending) <= 1:
                 for spec in pending:
                     progress.run_started(spec)
                     outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)

@@ -1,0 +1,222 @@
+"""Runs on a Dask cluster: ``streamlearn run CONFIG --backend dask [--scheduler ADDRESS]``.
+
+The runs are the same units as with ``--jobs`` (a :class:`~streamlearn.evaluation.runner.
+RunSpec` computed by :func:`~streamlearn.evaluation.runner.compute_run`); Dask's
+distributed scheduler (the optional ``dask`` extra) places them on workers. Only the
+client touches the output directory:
+
+* a worker computes a run and *returns* its record (and predictions, when asked) to the
+  client, which writes it with the one atomic writer, so workers need no shared
+  filesystem and resume, skip-complete and ``--force`` work as with ``--jobs``;
+* a worker resolves its own data directory (``--data-dir`` only when the user gave it,
+  else ``$STREAMLEARN_DATA`` in the worker's environment, else its cache) and verifies the
+  files' checksums; a worker without them returns a failed record with the usual message;
+* a run whose worker dies (``KilledWorker``, a closed connection) is resubmitted up to
+  ``retries`` times, then recorded as failed with the reason. Failures that are not the
+  learner's (lost worker, data missing on a worker) are marked ``retry_on_resume``, so
+  the next ``streamlearn run`` computes them again;
+* Ctrl-C cancels every future; only complete records are on disk.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamlearn.base import UserError
+from streamlearn.evaluation.runner import (
+    ComputedRun,
+    Progress,
+    RunOutcome,
+    RunSpec,
+    base_record,
+    compute_run,
+    write_computed,
+)
+
+INSTALL_HINT = "pip install 'streamlearn[dask]'"
+EVENT_TOPIC = "streamlearn-run-started"
+POLL_SECONDS = 0.2
+
+
+def require_dask() -> None:
+    """Stop with an install hint when Dask's distributed scheduler is not installed."""
+    if importlib.util.find_spec("distributed") is None:
+        raise UserError("--backend dask needs Dask's distributed scheduler, which is not "
+                        f"installed. Install the extra: {INSTALL_HINT}")
+
+
+# --------------------------------------------------------------------------------------
+# On the worker
+# --------------------------------------------------------------------------------------
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "(not in a worker)"
+
+
+def run_on_worker(spec: RunSpec, data_dir: str | None) -> ComputedRun:
+    """Compute one run on a worker and return it; nothing is written on the worker.
+
+    ``data_dir`` is the client's ``--data-dir`` when the user gave one, else ``None``: the
+    worker then resolves its own. A problem that is not the learner's (data missing or
+    corrupt on this worker, a config this worker cannot load) is a failed record naming
+    the worker, marked ``retry_on_resume``."""
+    t0 = time.perf_counter()
+    try:
+        from distributed import get_worker
+
+        get_worker().log_event(EVENT_TOPIC, {"run_id": spec.run_id})
+    except (ImportError, ValueError):  # not in a worker (called directly)
+        pass
+    try:
+        return compute_run(spec, data_dir)
+    except Exception as exc:
+        where = _worker_address()
+        record = base_record(spec)
+        record.update(status="failed", retry_on_resume=True, worker=where,
+                      error=f"{type(exc).__name__} on worker {where}: {exc}",
+                      traceback=traceback.format_exc(limit=8))
+        return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                              time.perf_counter() - t0, record["error"]))
+
+
+# --------------------------------------------------------------------------------------
+# On the client
+# --------------------------------------------------------------------------------------
+
+
+def _lost_worker_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions of a future meaning "the worker (or the connection) went away"."""
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    return (KilledWorker, CommClosedError, CancelledError, ConnectionError)
+
+
+def _failed(spec: RunSpec, error: str, seconds: float) -> ComputedRun:
+    record = base_record(spec)
+    record.update(status="failed", retry_on_resume=True, error=error)
+    return ComputedRun(record, RunOutcome(spec.run_id, "failed", seconds, error))
+
+
+@dataclass
+class DaskBackend:
+    """Where and how the runs go: a scheduler address, or a local cluster of ``workers``
+    single-threaded worker processes (``scheduler`` None)."""
+
+    scheduler: str | None = None
+    workers: int = 2
+    retries: int = 2
+    worker_data_dir: str | None = None
+    connect_timeout: float = 15.0
+
+    @property
+    def checks_data_on_client(self) -> bool:
+        """A local cluster shares the client's files, so missing data is found before any
+        run starts; remote workers check their own files, run by run."""
+        return self.scheduler is None
+
+    def _connect(self) -> tuple[Any, Any]:
+        require_dask()
+        import dask
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is None:
+            # A dying worker's run is handed back to the client at once (allowed-failures
+            # 0), so --retries alone bounds the attempts.
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1",
+                                       dashboard_address=None, memory_limit=0,
+                                       silence_logs=logging.ERROR)
+            return cluster, Client(cluster)
+        try:
+            client = Client(self.scheduler, timeout=self.connect_timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise UserError(
+                f"Cannot connect to the Dask scheduler at {self.scheduler!r}: {exc}. Start "
+                "one with `dask scheduler` (workers: `dask worker ADDRESS --nthreads 1`), or "
+                "drop --scheduler to use a local cluster.") from None
+        return None, client
+
+    def run(self, pending: list[RunSpec], out_dir: Path,
+            progress: Progress) -> Iterator[RunOutcome]:
+        """Submit every pending run; write each record on the client as it arrives."""
+        cluster, client = self._connect()
+        started: set[str] = set()
+        lock = threading.Lock()
+
+        def on_started(event: tuple[float, dict[str, Any]]) -> None:
+            with lock:
+                started.add(str(event[1].get("run_id")))
+
+        futures: dict[Any, RunSpec] = {}
+        try:
+            client.subscribe_topic(EVENT_TOPIC, on_started)
+            lost = _lost_worker_errors()
+            attempts: dict[str, int] = {}
+            t_first: dict[str, float] = {}
+
+            def submit(spec: RunSpec) -> None:
+                attempts[spec.run_id] = attempts.get(spec.run_id, 0) + 1
+                t_first.setdefault(spec.run_id, time.perf_counter())
+                key = f"streamlearn-{spec.run_id}-{attempts[spec.run_id]}-{uuid.uuid4().hex[:8]}"
+                futures[client.submit(run_on_worker, spec, self.worker_data_dir, key=key,
+                                      pure=False)] = spec
+
+            for spec in pending:
+                submit(spec)
+            last_status: tuple[int, int, int] | None = None
+            while futures:
+                done = [f for f in futures if f.done()]
+                for fut in done:
+                    spec = futures.pop(fut)
+                    try:
+                        computed = fut.result()
+                    except lost as exc:
+                        n = attempts[spec.run_id]
+                        if n <= self.retries:
+                            submit(spec)
+                            continue
+                        computed = _failed(
+                            spec, f"worker lost {n} time(s) (--retries {self.retries}); last: "
+                            f"{type(exc).__name__}: {exc}",
+                            time.perf_counter() - t_first[spec.run_id])
+                    except Exception as exc:  # e.g. the worker cannot unpickle the run
+                        computed = _failed(spec, f"{type(exc).__name__}: {exc}",
+                                           time.perf_counter() - t_first[spec.run_id])
+                    finally:
+                        fut.release()
+                    write_computed(out_dir, computed)
+                    yield computed.outcome
+                with lock:  # a start event may arrive after its result: count in-flight only
+                    running = len(started & {s.run_id for s in futures.values()})
+                n_workers = len(client.scheduler_info().get("workers", {}))
+                status = (n_workers, running, len(futures) - running)
+                if status != last_status:
+                    progress.cluster_status(*status)
+                    last_status = status
+                if not done:
+                    time.sleep(POLL_SECONDS)
+        finally:
+            if futures:  # interrupted (Ctrl-C) or a write failed: stop the cluster's work
+                client.cancel(list(futures))
+            client.close()
+            if cluster is not None:
+                cluster.close()
