@@ -224,6 +224,9 @@ LEARNER_TAGS: dict[str, str] = {
     "regression": "predicts a real-valued target",
     "needs_series": "reads a univariate time series (it keeps its own delay line)",
     "grows_on_split": "grows its structure on a fixed train/test split, not prequentially",
+    "scores": ("exposes the real-valued score of each round (before its update; its sign is "
+               "the prediction): last_score_ after predict_one, chunk_scores_ after "
+               "predict_learn_many"),
 }
 """Tags a learner may declare; protocols and the conformance checks read them."""
 
@@ -545,6 +548,11 @@ class Protocol(Base):
         if missing:
             return f"this protocol needs learners tagged {', '.join(map(repr, missing))}"
         return None
+
+    def provides_for(self, learner_cls: type[Learner]) -> frozenset[str]:
+        """The context entries it provides in a run of ``learner_cls`` (a subset of
+        :attr:`provides`, e.g. per-round scores only for learners that expose them)."""
+        return self.provides
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         raise NotImplementedError

@@ -756,6 +756,14 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
         if why is not None:
             raise _fail(f"{path}.name", f"protocol {cfg.protocol!r} cannot run algorithm "
                         f"{a.name!r}: {why}.")
+        provides_for = getattr(proto, "provides_for", None)
+        given = provides_for(cls) if callable(provides_for) else proto.provides
+        for m in cfg.metrics:
+            lacking = sorted(set(registry.METRICS[m].requires) - set(given))
+            if lacking:
+                raise _fail(f"{path}.name", f"metric {m!r} needs {', '.join(lacking)}, which "
+                            f"protocol {cfg.protocol!r} does not provide for algorithm "
+                            f"{a.name!r} (it does not expose them).")
         _build(cls, a.params, f"{path}.params")
         _build(cls, {**a.params, **a.smoke_params}, f"{path}.smoke_params")
         need = cls.estimate_bytes(a.params, max(widths), None)

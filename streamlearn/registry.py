@@ -32,6 +32,7 @@ _MODULES = (
     "streamlearn.evaluation.protocols",
     "streamlearn.evaluation.prequential_regression",
     "streamlearn.regret",
+    "streamlearn.regret_kernel",
 )
 
 _loaded = False

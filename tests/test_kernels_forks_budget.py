@@ -108,12 +108,15 @@ def test_stage2_loop_vs_reference(seed: int, second_order: bool) -> None:
     v0, Ainv0 = np.zeros(k), np.eye(k) / 0.01
     v, Ainv = v0.copy(), Ainv0.copy()
     preds = np.full(N, -1, dtype=np.int64)
+    scores = np.full(N, np.nan)
     status = kb.sketch_stage2_loop(X, Y, 0, N, L, 0.5, Z, v, Ainv, 1.0, True, second_order,
-                                   0.5, 0.2, 0.01, 0, preds)
+                                   0.5, 0.2, 0.01, 0, preds, scores)
     assert status == kb.KernelStatus.OK
-    p_ref, v_ref, A_ref = ref.stage2_loop(X, Y, L, 0.5, Z, v0, Ainv0, 1.0, True,
-                                          second_order, 0.5, 0.2, 0.01, 0)
+    p_ref, v_ref, A_ref, s_ref = ref.stage2_loop(X, Y, L, 0.5, Z, v0, Ainv0, 1.0, True,
+                                                 second_order, 0.5, 0.2, 0.01, 0)
     assert_array_equal(preds, p_ref)
+    assert_allclose(scores, s_ref, rtol=1e-7, atol=1e-9)
+    assert_array_equal(preds, np.where(scores >= 0.0, 1, 0))
     assert_allclose(v, v_ref, rtol=1e-7, atol=1e-9)
     if second_order:
         assert_allclose(Ainv, A_ref, rtol=1e-7, atol=1e-7)
@@ -128,5 +131,5 @@ def test_stage2_loop_flags_nonfinite() -> None:
     Z2 = Z.copy()
     Z2[0, 0] = np.nan
     status = kb.sketch_stage2_loop(X, Y, 0, N, L, 0.5, Z2, np.zeros(k), np.eye(k), 1.0, True,
-                                   True, 0.5, 0.2, 0.0, 0, preds)
+                                   True, 0.5, 0.2, 0.0, 0, preds, np.zeros(N))
     assert status == kb.KernelStatus.NONFINITE

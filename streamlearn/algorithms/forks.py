@@ -26,7 +26,11 @@ from streamlearn.algorithms.forks_sketch import (
     tisvd,
     top_k_eigh,
 )
-from streamlearn.algorithms.kernel_budget import KernelBinaryClassifier, pm1_labels
+from streamlearn.algorithms.kernel_budget import (
+    KernelBinaryClassifier,
+    pm1_labels,
+    score_to_label,
+)
 from streamlearn.base import Interval, Options, UserError
 from streamlearn.kernels.forks_budget import (
     dloss,
@@ -227,23 +231,27 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         Y = pm1_labels(y)
         n = X.shape[0]
         out = np.empty(n, dtype=np.int64)
+        scores = np.empty(n)
         i = 0
         while i < n:
             j = self.t_ - self.t0_
             if self.phase_ == 1 or self._cache is not None or j % self.rho_ == 0:
-                out[i:i + 1] = super().predict_learn_many(X[i:i + 1], y[i:i + 1])
+                f = self._step(X[i], y[i])
+                scores[i] = f
+                out[i] = score_to_label(f)
                 i += 1
                 continue
             stop = min(n, i + (self.rho_ - j % self.rho_))
             status = sketch_stage2_loop(X, Y, i, stop, self.landmarks_, self.gamma_, self.Z_,
                                         self.v_, self.Ainv_, self._bound(), self._project(),
                                         self.second_order, self._cw(), float(self.eta),
-                                        self._lam(), self.loss_code_, out)
+                                        self._lam(), self.loss_code_, out, scores)
             if status != 0:
                 raise UserError(f"{type(self).__name__} produced a non-finite score (NaN/inf "
                                 "in the input?). Check the stream or rescale the features.")
             self.t_ += stop - i
             i = stop
+        self.chunk_scores_ = scores
         return out
 
     @classmethod

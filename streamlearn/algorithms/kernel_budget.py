@@ -46,6 +46,11 @@ class KernelBinaryClassifier(Classifier):
     reuses the score of the same round. ``predict_learn_many`` runs the same per-sample
     steps over a chunk (subclasses may fuse it in numba).
 
+    Every learner here is tagged ``"scores"``: the real score ``f`` of each round (computed
+    before the update; its sign is the prediction) is ``last_score_`` after
+    ``predict_one`` and ``chunk_scores_`` (one per row) after ``predict_learn_many``, so a
+    protocol can record it for score-based metrics (the FORKS regret, spec Sec. 1.4).
+
     Parameters
     ----------
     sigma
@@ -58,7 +63,7 @@ class KernelBinaryClassifier(Classifier):
         Seed of the learner's random choices.
     """
 
-    tags: ClassVar[frozenset[str]] = frozenset({"binary_only"})
+    tags: ClassVar[frozenset[str]] = frozenset({"binary_only", "scores"})
     _constraints: ClassVar[dict[str, Any]] = {
         "sigma": Interval(0.0, None, closed="neither"),
         "budget": Interval(1, None, integer=True),
@@ -86,6 +91,8 @@ class KernelBinaryClassifier(Classifier):
         self.t_ = 0
         self._rng = np.random.default_rng(self.seed)
         self._cache: tuple[np.ndarray, float] | None = None
+        self.last_score_ = 0.0
+        self.chunk_scores_ = np.zeros(0)
         self._init_state(self.n_features_)
 
     def _init_state(self, d: int) -> None:
@@ -132,6 +139,7 @@ class KernelBinaryClassifier(Classifier):
             raise UserError(f"{type(self).__name__} produced a non-finite score (NaN/inf in "
                             "the input?). Check the stream or rescale the features.")
         self._cache = (np.array(x, dtype=np.float64), f)
+        self.last_score_ = f
         return f
 
     def predict_one(self, x: np.ndarray) -> int:
@@ -145,17 +153,23 @@ class KernelBinaryClassifier(Classifier):
         self._cache = None
         self.t_ += 1
 
+    def _step(self, x: np.ndarray, y: Any) -> float:
+        """One test-then-train round (``predict_one`` then ``learn_one``); its score."""
+        f = self._round_score(x)
+        self._update(x, label_to_pm1(y), f)
+        self._cache = None
+        self.t_ += 1
+        return f
+
     def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Test-then-train over a chunk; the same steps as the per-sample loop."""
+        """Test-then-train over a chunk; the same steps as the per-sample loop. The
+        rounds' scores are left in ``chunk_scores_``."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        out = np.empty(X.shape[0], dtype=np.int64)
+        scores = np.empty(X.shape[0])
         for i in range(X.shape[0]):
-            f = self._round_score(X[i])
-            out[i] = score_to_label(f)
-            self._update(X[i], label_to_pm1(y[i]), f)
-            self._cache = None
-            self.t_ += 1
-        return out
+            scores[i] = self._step(X[i], y[i])
+        self.chunk_scores_ = scores
+        return np.where(scores >= 0.0, 1, 0).astype(np.int64)
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:

@@ -30,6 +30,7 @@ class PrequentialOutput:
     chunk_sizes: np.ndarray
     fused: bool  # True when predict_learn_many was used
     per_sample_seconds: np.ndarray | None = None  # predict+learn per sample (per-sample loop)
+    scores: np.ndarray | None = None  # per-round real scores (``record_scores``)
 
 
 def run_prequential(
@@ -40,6 +41,7 @@ def run_prequential(
     chunk_size: int = 1000,
     use_many: bool = True,
     on_chunk: Callable[[int], None] | None = None,
+    record_scores: bool = False,
 ) -> PrequentialOutput:
     """Run ``learner`` test-then-train over ``(X, y)``; the learner must be ``reset``.
 
@@ -55,6 +57,10 @@ def run_prequential(
         Use ``predict_learn_many`` when the learner has it.
     on_chunk
         Called with the number of samples finished after each chunk.
+    record_scores
+        Also collect each round's real score from a learner tagged ``"scores"``
+        (``chunk_scores_`` after a fused chunk, ``last_score_`` after ``predict_one``;
+        read outside the timed calls).
     """
     n = X.shape[0]
     classification = learner.task == "classification"
@@ -64,6 +70,7 @@ def run_prequential(
     chunk_seconds = np.zeros(n_chunks)
     chunk_sizes = np.zeros(n_chunks, dtype=np.int64)
     per_sample = None if fused else np.empty(n, dtype=np.float64)
+    scores = np.empty(n, dtype=np.float64) if record_scores else None
     t_pred = 0.0
     t_learn = 0.0
     clock = time.perf_counter
@@ -75,6 +82,8 @@ def run_prequential(
             out = learner.predict_learn_many(Xc, yc)  # type: ignore[attr-defined]
             chunk_seconds[c] = clock() - t0
             y_pred[start:stop] = out
+            if scores is not None:
+                scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
             predict_one, learn_one = learner.predict_one, learner.learn_one
             assert per_sample is not None
@@ -88,6 +97,8 @@ def run_prequential(
                 learn_one(xi, yi)
                 t2 = clock()
                 y_pred[start + i] = p
+                if scores is not None:
+                    scores[start + i] = learner.last_score_  # type: ignore[attr-defined]
                 c_pred += t1 - t0
                 c_learn += t2 - t1
                 per_sample[start + i] = t2 - t0
@@ -106,4 +117,5 @@ def run_prequential(
         chunk_sizes=chunk_sizes,
         fused=fused,
         per_sample_seconds=per_sample,
+        scores=scores,
     )

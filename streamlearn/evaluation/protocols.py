@@ -116,14 +116,21 @@ class PrequentialProtocol(Protocol):
         n = data.X.shape[0]
         learner.reset(data.X.shape[1], data.n_classes)
         progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
+        # per-round scores only when a metric of the run reads them
+        want_scores = any("scores" in get_metric(m).requires for m in ctx.metrics)
         out = run_prequential(learner, data.X, data.y, chunk_size=ctx.chunk_size,
-                              use_many=ctx.fused, on_chunk=progress)
+                              use_many=ctx.fused, on_chunk=progress,
+                              record_scores=want_scores)
         at = checkpoint_positions(n, ctx.checkpoints)
-        context = MetricContext(n_classes=data.n_classes, X=data.X, extra=data.extra)
+        extra = data.extra
+        arrays = {"y_pred": out.y_pred, "y_true": data.y}
+        if out.scores is not None:
+            extra = {**data.extra, "scores": out.scores}
+            arrays["scores"] = out.scores
+        context = MetricContext(n_classes=data.n_classes, X=data.X, extra=extra)
         metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
         return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
-                         curve_axis="samples seen",
-                         arrays={"y_pred": out.y_pred, "y_true": data.y})
+                         curve_axis="samples seen", arrays=arrays)
 
 
 @register_protocol("prequential-classification")
@@ -134,3 +141,10 @@ class PrequentialClassification(PrequentialProtocol):
     task = "classification"
     default_metrics = ("oca", "bacc", "avrbacc", "f1", "mcc")
     default_curve_metric = "oce"
+    #: ``"scores"``: each round's real score, for learners tagged ``"scores"`` (FORKS regret)
+    provides: ClassVar[frozenset[str]] = frozenset({"X", "scores"})
+
+    def provides_for(self, learner_cls: type[Learner]) -> frozenset[str]:
+        if "scores" in learner_cls.all_tags():
+            return self.provides
+        return self.provides - {"scores"}

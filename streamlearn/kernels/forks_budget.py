@@ -167,10 +167,11 @@ def first_order_step(z: np.ndarray, f: float, y: float, loss: int, eta: float, l
 def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: np.ndarray,
                        gamma: float, Z: np.ndarray, v: np.ndarray, Ainv: np.ndarray,
                        C: float, project: bool, second_order: bool, cw: float, eta: float,
-                       lam: float, loss: int, preds: np.ndarray) -> int:
+                       lam: float, loss: int, preds: np.ndarray, scores: np.ndarray) -> int:
     """Regular stage-2 rounds ``start..stop-1`` of FORKS (second order) or SkeGD (first
     order; ``v`` holds ``w``), test-then-train; ``preds[i]`` = 1 for ``+1`` else 0
-    (``sgn(0) = +1``). Returns a :class:`KernelStatus`."""
+    (``sgn(0) = +1``), ``scores[i]`` the round's score ``f``. Returns a
+    :class:`KernelStatus`."""
     sm, k = Z.shape
     m = np.empty(sm)
     z = np.empty(k)
@@ -187,6 +188,7 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
         if not np.isfinite(f):
             return 1
         preds[t] = 1 if f >= 0.0 else 0
+        scores[t] = f
         if second_order:
             ons_step(z, w, f, Y[t], loss, cw, Ainv, v, u)
         else:

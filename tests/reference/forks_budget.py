@@ -46,9 +46,11 @@ def ons_step(z: np.ndarray, w: np.ndarray, f: float, y: float, loss: int, cw: fl
 def stage2_loop(X: np.ndarray, Y: np.ndarray, L: np.ndarray, gamma: float, Z: np.ndarray,
                 v: np.ndarray, Ainv: np.ndarray, C: float, project: bool, second_order: bool,
                 cw: float, eta: float, lam: float, loss: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Predictions, final ``v`` and ``A^{-1}``, and the score of every round."""
     v, Ainv = v.copy(), Ainv.copy()
     preds = np.zeros(X.shape[0], dtype=np.int64)
+    scores = np.zeros(X.shape[0])
     for t in range(X.shape[0]):
         z = feature_map(X[t], L, gamma, Z)
         if second_order:
@@ -56,11 +58,12 @@ def stage2_loop(X: np.ndarray, Y: np.ndarray, L: np.ndarray, gamma: float, Z: np
         else:
             f = float(z @ v)
         preds[t] = 1 if f >= 0 else 0
+        scores[t] = f
         if second_order:
             Ainv, v = ons_step(z, w, f, Y[t], loss, cw, Ainv)
         else:
             v = v - eta * (dloss(f, Y[t], loss) * z + lam * v)
-    return preds, v, Ainv
+    return preds, v, Ainv, scores
 
 
 # --------------------------------------------------------------------------------------
