@@ -11,14 +11,19 @@ learner read (Fast-ONS paper, Sec. 2: ``w_hat_n = argmin_w sum_t |x_{t+1} - w^T 
 
 Both are reported per step (``R_T / T``) as curves at the checkpoints. The comparator is
 refitted on every prefix, so the cost grows with the number of checkpoints: a config that
-asks for regret should keep ``evaluation.checkpoints`` modest. Prefixes longer than the
-protocol's ``regret_max_samples`` are not solved (NaN, shown as "—"), so a long series
-reports regret on a documented prefix only. A learner with an intercept is compared with
-the best fixed predictor with an intercept.
+asks for regret should keep ``evaluation.checkpoints`` modest. The comparator depends on
+the series alone, not on the learner, so its optimum is cached per (series, window,
+intercept, prefix) and solved once for all the learners of an experiment run in one
+process. Prefixes longer than the protocol's ``regret_max_samples`` are not solved (NaN,
+shown as "—" in the curve); the protocol then adds that cap as a checkpoint and reports
+the regret on that documented prefix as the run's final value. A learner with an
+intercept is compared with the best fixed predictor with an intercept.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import ClassVar
 
 import numpy as np
@@ -64,6 +69,14 @@ def best_fixed_sq_loss(X: np.ndarray, y: np.ndarray) -> float:
     return float(r @ r)
 
 
+_BEST_CACHE: OrderedDict[tuple[str, str, int, bool, int], float] = OrderedDict()
+_BEST_CACHE_SIZE = 4096
+
+
+def _series_key(series: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(series, dtype=np.float64).tobytes()).hexdigest()
+
+
 class _RegretMetric(Metric):
     """Per-step regret ``R_T / T`` against the best fixed linear predictor in hindsight."""
 
@@ -96,11 +109,21 @@ class _RegretMetric(Metric):
         out = np.full(at.shape, np.nan)
         solvable = at[at <= cap]
         if solvable.size:
-            X_all = _design(inputs, M, int(solvable.max()), intercept)
+            key = _series_key(series[: int(solvable.max()) + 1])
+            X_all: np.ndarray | None = None
             for k, T in enumerate(at):
-                if T <= cap:
+                if T > cap:
+                    continue
+                ck = (cls.__name__, key, M, intercept, int(T))
+                best = _BEST_CACHE.get(ck)
+                if best is None:
+                    if X_all is None:
+                        X_all = _design(inputs, M, int(solvable.max()), intercept)
                     best = cls._best(X_all[:T], np.asarray(y_true[:T], np.float64))
-                    out[k] = (cum[T - 1] - best) / T
+                    _BEST_CACHE[ck] = best
+                    if len(_BEST_CACHE) > _BEST_CACHE_SIZE:
+                        _BEST_CACHE.popitem(last=False)
+                out[k] = (cum[T - 1] - best) / T
         return out
 
 

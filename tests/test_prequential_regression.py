@@ -162,3 +162,63 @@ def test_info_of_generated_series():
     assert y.min() == -1.0 and y.max() == 1.0
     np.testing.assert_array_equal(X[:, 0], y)
     np.testing.assert_array_equal(SpeechLikeSeries(n_samples=1000, seed=1).to_arrays()[1], y)
+
+
+def test_regret_beyond_the_cap_is_final_on_the_documented_prefix(tmp_path, capsys):
+    """A series longer than ``regret_max_samples``: the cap becomes a checkpoint, the final
+    regret is the one on that prefix (recomputed here from the saved predictions), and the
+    record and the table caption say so; metrics without a comparator stay whole-series."""
+    from streamlearn.regret import best_fixed_abs_loss, best_fixed_sq_loss, lag_windows
+
+    cfg = _cfg(protocol={"name": "prequential-regression",
+                         "params": {"regret_max_samples": 250}})
+    cfg["algorithms"] = cfg["algorithms"][:2]
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 0, text
+    recs = _records(tmp_path)
+    cap = 250
+    for r in recs.values():
+        p = np.load(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz")
+        y, yp = p["y_true"], p["y_pred"]
+        series = np.concatenate([p["x0"], y])
+        X = np.ascontiguousarray(lag_windows(series[:-1][:cap], 6))
+        want_abs = (np.abs(y[:cap] - yp[:cap]).sum() - best_fixed_abs_loss(X, y[:cap])) / cap
+        want_sq = (((y[:cap] - yp[:cap]) ** 2).sum() - best_fixed_sq_loss(X, y[:cap])) / cap
+        assert r["metrics"]["regret_abs"] == pytest.approx(want_abs, rel=1e-9, abs=1e-12)
+        assert r["metrics"]["regret_sq"] == pytest.approx(want_sq, rel=1e-9, abs=1e-12)
+        assert r["metric_prefix"] == {"regret_abs": cap, "regret_sq": cap}
+        assert cap in r["curves"]["t"] and r["curves"]["t"][-1] == y.size
+        assert np.isnan(r["curves"]["regret_abs"][-1])  # beyond the cap: not solved
+        assert r["metrics"]["mse"] == pytest.approx(float(np.mean((y - yp) ** 2)), rel=1e-12)
+    table = (tmp_path / "out" / "summary.md").read_text()
+    assert "on the first 250 predictions" in table
+
+
+def test_regret_comparator_is_solved_once_per_series(monkeypatch):
+    """The comparator depends on the series only: a second learner on the same series
+    reuses the cached optimum (same values, no new solve)."""
+    from streamlearn import regret
+
+    calls = []
+    real = regret.best_fixed_abs_loss
+    monkeypatch.setattr(regret, "_BEST_CACHE", regret.OrderedDict())
+    monkeypatch.setattr(regret.AbsoluteRegret, "_best",
+                        staticmethod(lambda X, y: calls.append(len(y)) or real(X, y)))
+    rng = np.random.default_rng(3)
+    s = np.cumsum(rng.normal(size=121))
+    from streamlearn.base import MetricContext
+
+    ctx = MetricContext(extra={"series": s, "lags": np.array([3]),
+                               "intercept": np.array([0]),
+                               "regret_max_samples": np.array([1000])})
+    at = np.array([40, 80, 120])
+    first = regret.AbsoluteRegret.curve(s[1:], np.zeros(120), at, ctx)
+    n_first = len(calls)
+    second = regret.AbsoluteRegret.curve(s[1:], 0.5 * s[:-1], at, ctx)
+    assert n_first == 3 and len(calls) == 3
+    cum = np.cumsum(np.abs(s[1:] - 0.5 * s[:-1]))
+    # the cached optimum is the same number a fresh solve gives
+    X = np.ascontiguousarray(regret.lag_windows(s[:-1], 3))
+    np.testing.assert_allclose(first[-1] * 120,
+                               np.abs(s[1:]).sum() - real(X, s[1:]), rtol=1e-12)
+    np.testing.assert_allclose(second[-1] * 120, cum[-1] - real(X, s[1:]), rtol=1e-12)

@@ -36,7 +36,7 @@ from streamlearn.evaluation.protocols import (
     prequential_timing,
     score_curves,
 )
-from streamlearn.registry import register_protocol
+from streamlearn.registry import get_metric, register_protocol
 from streamlearn.regret import lag_windows
 
 __all__ = ["PrequentialSeriesRegression", "tile"]
@@ -64,7 +64,8 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         Repeat the (scaled) series end to end to this many values (timing studies).
     regret_max_samples
         Longest prefix on which the regret comparator is solved; checkpoints beyond it
-        report NaN ("—").
+        report NaN ("—"), and the run's final regret is the one on this prefix (the
+        record's ``metric_prefix`` says so, and so does the table caption).
     """
 
     task: ClassVar[str] = "regression"
@@ -142,6 +143,11 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
                               use_many=ctx.fused, on_chunk=progress)
         at = checkpoint_positions(n, ctx.checkpoints)
+        capped = [m for m in ctx.metrics if "regret_max_samples" in get_metric(m).requires]
+        if capped and n > self.regret_max_samples:
+            # the comparator is solved up to the cap only: the cap is a checkpoint, and the
+            # final value of those metrics is the one on that documented prefix
+            at = np.union1d(at, [self.regret_max_samples])
         intercept = bool(getattr(learner, "offset", False))
         context = MetricContext(X=X, extra={
             "series": data.extra["series"],
@@ -151,9 +157,15 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         })
         metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
         notes: dict[str, Any] = {}
+        if capped and n > self.regret_max_samples:
+            k = int(np.searchsorted(at, self.regret_max_samples))
+            for m in capped:
+                metrics[m] = float(curves[m][k])
+            notes["metric_prefix"] = {m: self.regret_max_samples for m in capped}
         warn = getattr(learner, "run_warnings", None)
         if callable(warn) and warn():
             notes["warnings"] = list(warn())
         return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
                          curve_axis="samples seen",
-                         arrays={"y_pred": out.y_pred, "y_true": data.y}, notes=notes)
+                         arrays={"y_pred": out.y_pred, "y_true": data.y,
+                                 "x0": data.extra["series"][:1]}, notes=notes)

@@ -147,6 +147,15 @@ def caption(summary: Summary) -> str:
     if caps:
         parts.append("Sample caps: " + ", ".join(f"{k} first {v}" for k, v in caps.items())
                      + ".")
+    prefixes: dict[str, set[int]] = {}
+    for r in summary.runs:
+        for m, T in (r.get("metric_prefix") or {}).items():
+            prefixes.setdefault(m, set()).add(int(T))
+    if prefixes:
+        parts.append("Final values on a prefix (the comparator's cap): " + "; ".join(
+            f"{summary.display(m).label} on the first "
+            f"{' / '.join(f'{T:,}' for T in sorted(Ts))} predictions"
+            for m, Ts in prefixes.items()) + ".")
     not_run = summary.manifest.get("not_run") or {}
     if not_run:
         parts.append("Not run here (data files not present): " + ", ".join(not_run) + ".")
