@@ -71,6 +71,7 @@ bench: install
 	@if [ -f benchmarks/bench_bls.py ]; then $(BIN)/python benchmarks/bench_bls.py; fi
 	$(BIN)/python benchmarks/bench_forks.py
 	$(BIN)/python benchmarks/bench_ridge_bls.py
+	$(BIN)/python benchmarks/bench_fast_ons.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec
@@ -94,6 +95,15 @@ reproduce-ridge-bls: install
 	$(BIN)/streamlearn run configs/ridge_bls/mnist_na.yaml --jobs 1
 	$(BIN)/streamlearn run configs/ridge_bls/norb_tables.yaml --jobs 1 --skip-missing-data
 	$(BIN)/python -m streamlearn.ridge_bls_report tables results/ridge_bls/mnist_tables
+
+.PHONY: reproduce-fast-ons
+# Fast-ONS paper (issue 10): Figs. 2a/2b (stated and reproducing rates), the synthetic
+# stand-ins, Fig. 1a (two tiled speech lengths) and Fig. 1b, then the figures and tables of
+# results/fast_ons/ from the records (scripts/fast_ons_figures.py).
+reproduce-fast-ons: install
+	@for c in fig2a fig2b fig2_synthetic fig1a_n5e5 fig1a_n1e6 fig1b; do \
+	  $(BIN)/streamlearn run configs/fast_ons/$$c.yaml --jobs 1 --skip-missing-data || exit $$?; done
+	$(BIN)/python scripts/fast_ons_figures.py
 
 clean:
 	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache
