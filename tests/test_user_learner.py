@@ -83,6 +83,26 @@ class Broken:
 class NotALearner:
     def fit(self, X, y):
         pass
+
+
+class Unseeded:
+    """Random guesses from an unseeded generator; a fused path and a pickle that differ."""
+
+    def reset(self, n_features, n_classes):
+        self.rng = np.random.default_rng()
+        self.c = n_classes
+
+    def predict_one(self, x):
+        return int(self.rng.integers(0, self.c))
+
+    def learn_one(self, x, y):
+        pass
+
+    def predict_learn_many(self, X, y):
+        return np.full(len(y), self.c - 1, dtype=np.int64)
+
+    def __getstate__(self):
+        return {**self.__dict__, "rng": np.random.default_rng()}
 '''
 
 
@@ -227,6 +247,18 @@ def test_check_command_says_what_fails(user_dir, capsys):
     assert "FAIL inputs_not_mutated" in out and "the learner changed x in place" in out
     assert "FAIL learns" in out
     assert "of 8 checks passed" in out
+
+
+def test_check_command_says_in_words_what_differs(user_dir, capsys):
+    assert _cli(["check", "my_learners:Unseeded"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "FAIL seeded_reproducible" in out
+    assert "two learners built with the same parameters (and seed) predict differently" in out
+    assert "FAIL pickle_roundtrip" in out
+    assert "a pickled and unpickled copy predicts differently from the original" in out
+    assert "FAIL many_equals_loop" in out
+    assert "predict_learn_many predicts differently from the predict_one/learn_one loop" in out
+    assert "Arrays are not equal" not in out and "assertion failed" not in out
 
 
 def test_check_command_refuses_a_non_learner(user_dir, capsys):
