@@ -1,0 +1,158 @@
+"""Per-sample time of OGD, regular ONS and fast ONS vs M, and the series protocol's
+overhead (Fast-ONS paper, Sec. 4.1; targets from issue 10).
+
+    python benchmarks/bench_fast_ons.py [--Ms 16,32,64,128,256,512,1000] [--n 1000000]
+        [--overhead-n 10000000] [--repeat 3]
+
+One BLAS thread, JIT compilation excluded (a warm-up call first), best of ``--repeat``.
+Each learner runs its compiled ``predict_learn_many`` over the whole series in one call
+(the learner's own time). Regular ONS runs a shorter prefix at large M (its time per
+sample does not depend on n). The series is the generated speech-like stand-in, so the
+benchmark needs no data files.
+
+Targets: fast ONS <= 200 ns/sample at M = 128 and <= 1.4 us at M = 1000; within 2.5x of
+OGD at every M; >= 300x faster than regular ONS at M = 1000; time linear in M; runner
+overhead <= 5 % of the learner's own time on a 1e7-sample series; memory independent of
+n apart from the series (and the predictions the metrics are computed from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from streamlearn.algorithms.fast_ons import FastONS
+from streamlearn.algorithms.ogd_series import OGDSeries
+from streamlearn.algorithms.ons import RegularONS
+from streamlearn.base import PreparedData, RunContext
+from streamlearn.datasets.synthetic_series import SpeechLikeSeries
+from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression, tile
+
+
+def _learner(name: str, M: int):
+    if name == "ogd":
+        return OGDSeries(M=M, lr=1e-3)
+    if name == "ons":
+        return RegularONS(M=M, alpha=1.0, lr=0.003)
+    return FastONS(M=M, alpha=1.0, lr=0.003)
+
+
+def per_sample_ns(name: str, M: int, series: np.ndarray, repeat: int) -> float:
+    x, y = series[:-1, None], series[1:]
+    warm = _learner(name, M)
+    warm.reset(1, None)
+    warm.predict_learn_many(x[:3], y[:3])
+    best = np.inf
+    for _ in range(repeat):
+        learner = _learner(name, M)
+        learner.reset(1, None)
+        t0 = time.perf_counter()
+        learner.predict_learn_many(x, y)
+        best = min(best, time.perf_counter() - t0)
+    return 1e9 * best / y.size
+
+
+def overhead(n: int, M: int, repeat: int) -> dict[str, float]:
+    """Wall time of the protocol's whole run (chunked engine, metric curves) against the
+    learner's own time, on a series of n predictions."""
+    base = SpeechLikeSeries(n_samples=500_001, seed=0).to_arrays()[1]
+    series = tile(base, n + 1)
+    proto = PrequentialSeriesRegression()
+    data = PreparedData(X=series[:-1, None], y=series[1:], info={"label": "bench"},
+                        n_classes=None, extra={"series": series})
+    ctx = RunContext(metrics=("mse", "mae"), checkpoints=200, chunk_size=100_000)
+    proto.warm_up(FastONS(M=M), data)
+    best_wall, best_learner = np.inf, np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = proto.run(FastONS(M=M), data, ctx)
+        wall = time.perf_counter() - t0
+        if wall < best_wall:
+            best_wall, best_learner = wall, res.timing["total_seconds"]
+    direct = np.inf
+    for _ in range(repeat):
+        learner = FastONS(M=M)
+        learner.reset(1, None)
+        t0 = time.perf_counter()
+        learner.predict_learn_many(data.X, data.y)
+        direct = min(direct, time.perf_counter() - t0)
+    return {"wall": best_wall, "learner": best_learner, "direct": direct}
+
+
+def peak_bytes(n: int, M: int) -> int:
+    base = SpeechLikeSeries(n_samples=200_001, seed=0).to_arrays()[1]
+    series = tile(base, n + 1)
+    proto = PrequentialSeriesRegression()
+    data = PreparedData(X=series[:-1, None], y=series[1:], info={"label": "bench"},
+                        n_classes=None, extra={"series": series})
+    ctx = RunContext(metrics=("mse", "mae"), checkpoints=200, chunk_size=100_000)
+    proto.warm_up(FastONS(M=M), data)
+    tracemalloc.start()
+    proto.run(FastONS(M=M), data, ctx)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return int(peak)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--Ms", default="16,32,64,128,256,512,1000")
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--overhead-n", type=int, default=10_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    Ms = [int(m) for m in args.Ms.split(",")]
+    series = SpeechLikeSeries(n_samples=args.n + 1, seed=0).to_arrays()[1]
+    rows = []
+    with threadpool_limits(1):
+        print("| M | OGD ns | F-ONS ns | R-ONS ns | F/OGD | R/F |")
+        print("|---|---|---|---|---|---|")
+        for M in Ms:
+            n_ons = int(min(args.n, max(2000, 3e8 / (M * M))))
+            t = {"ogd": per_sample_ns("ogd", M, series, args.repeat),
+                 "fast_ons": per_sample_ns("fast_ons", M, series, args.repeat),
+                 "ons": per_sample_ns("ons", M, series[: n_ons + 1], args.repeat)}
+            rows.append((M, t))
+            print(f"| {M} | {t['ogd']:.0f} | {t['fast_ons']:.0f} | {t['ons']:.0f} | "
+                  f"{t['fast_ons'] / t['ogd']:.2f} | {t['ons'] / t['fast_ons']:.0f} |",
+                  flush=True)
+        by_M = dict(rows)
+        checks = []
+        if 128 in by_M:
+            checks.append(("F-ONS <= 200 ns/sample at M = 128",
+                            by_M[128]["fast_ons"], by_M[128]["fast_ons"] <= 200))
+        if 1000 in by_M:
+            checks.append(("F-ONS <= 1400 ns/sample at M = 1000",
+                           by_M[1000]["fast_ons"], by_M[1000]["fast_ons"] <= 1400))
+            r = by_M[1000]["ons"] / by_M[1000]["fast_ons"]
+            checks.append(("R-ONS / F-ONS >= 300 at M = 1000", r, r >= 300))
+        worst = max(t["fast_ons"] / t["ogd"] for _, t in rows)
+        checks.append(("F-ONS / OGD <= 2.5 at every M (worst)", worst, worst <= 2.5))
+        if len(Ms) > 2:
+            big = [M for M in Ms if M >= 64]
+            slope = float(np.polyfit(np.log(big), np.log([by_M[M]["fast_ons"] for M in big]),
+                                     1)[0])
+            checks.append(("F-ONS time linear in M (log-log slope, M >= 64, <= 1.15)", slope,
+                           slope <= 1.15))
+        o = overhead(args.overhead_n, 128, max(1, args.repeat - 1))
+        frac = o["wall"] / o["learner"] - 1.0
+        checks.append((f"runner overhead <= 5 % (n = {args.overhead_n:,}, M = 128)",
+                       100 * frac, frac <= 0.05))
+        print(f"\nprotocol run {o['wall']:.3f} s, learner's own time {o['learner']:.3f} s, "
+              f"one predict_learn_many call over the whole series {o['direct']:.3f} s")
+        small, large = args.overhead_n // 10, args.overhead_n
+        pb = {m: peak_bytes(m, 128) for m in (small, large)}
+        print(f"peak traced bytes of a run (beyond the series): n = {small:,}: "
+              f"{pb[small] / 1e6:.1f} MB ({pb[small] / small:.1f} B/sample); n = {large:,}: "
+              f"{pb[large] / 1e6:.1f} MB ({pb[large] / large:.1f} B/sample)")
+    print("\n| target | measured | met |\n|---|---|---|")
+    for name, value, ok in checks:
+        print(f"| {name} | {value:.3g} | {'MET' if ok else 'MISSED'} |")
+
+
+if __name__ == "__main__":
+    main()
