@@ -139,12 +139,17 @@ class DaskBackend:
 
         if self.scheduler is None:
             # A dying worker's run is handed back to the client at once (allowed-failures
-            # 0), so --retries alone bounds the attempts.
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            # 0), so --retries alone bounds the attempts; a worker holds only the run it
+            # executes (saturation 1.0), so its death takes no queued run with it.
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                                  "distributed.scheduler.worker-saturation": 1.0}):
                 cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                        processes=True, host="127.0.0.1",
-                                       dashboard_address=None, memory_limit=0,
-                                       silence_logs=logging.ERROR)
+                                       # the scheduler's HTTP endpoints: loopback, any free
+                                       # port (None would still take 8787 on all interfaces)
+                                       dashboard_address="127.0.0.1:0",
+                                       scheduler_kwargs={"dashboard": False},
+                                       memory_limit=0, silence_logs=logging.ERROR)
             return cluster, Client(cluster)
         try:
             client = Client(self.scheduler, timeout=self.connect_timeout)

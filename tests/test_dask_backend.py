@@ -1,0 +1,219 @@
+"""Dask backend (issue 14) on a real LocalCluster: 2 worker processes, 1 thread each, on
+127.0.0.1. Same records as --jobs 1, a worker killed mid-run, a worker without the data."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from streamlearn.cli import main
+from streamlearn.config import load_config
+from streamlearn.evaluation.runner import run_experiment
+from streamlearn.reporting.report import build_report
+
+distributed = pytest.importorskip(
+    "distributed", reason="the dask extra is not installed (pip install 'streamlearn[dask]')")
+
+# Fields that legitimately differ between two executions of the same run.
+VOLATILE = {"timing", "memory", "git_commit", "versions"}
+
+
+class DiesInWorker:
+    """A majority-class learner that kills its Dask worker process (``os._exit``) at its
+    200th update while ``marker_dir`` holds fewer than ``deaths`` files (one file per
+    death); outside a Dask worker (``--jobs 1``) it never dies."""
+
+    def __init__(self, marker_dir: str = "", deaths: int = 1) -> None:
+        self.marker_dir = marker_dir
+        self.deaths = deaths
+
+    def reset(self, n_features: int, n_classes: int) -> None:
+        self.counts_ = np.zeros(n_classes)
+
+    def predict_one(self, x: np.ndarray) -> int:
+        return int(np.argmax(self.counts_))
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        self.counts_[y] += 1
+        if self.counts_.sum() == 200 and self.marker_dir and _in_dask_worker():
+            folder = Path(self.marker_dir)
+            n = len(list(folder.iterdir()))
+            if n < self.deaths:
+                (folder / f"death{n}").write_text(str(os.getpid()))
+                os._exit(1)
+
+
+def _in_dask_worker() -> bool:
+    try:
+        distributed.get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _config(**extra: object) -> dict:
+    return {
+        "name": "dask_t",
+        "repeats": 2,
+        "streams": [{"name": "sea", "label": "SEA", "max_samples": 2000, "reseed": True}],
+        "algorithms": [{"name": "rls", "label": "RLS"},
+                       {"name": "hoeffding_tree", "label": "HT"}],
+        "evaluation": {"chunk_size": 256, "checkpoints": 10},
+        "outputs": {"plots": []},
+        **extra,
+    }
+
+
+def _records(out: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))}
+
+
+def _stable(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k not in VOLATILE}
+
+
+def _table(out: Path) -> list[str]:
+    return [r for r in (out / "summary.csv").read_text().splitlines() if "us_per_" not in r]
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    old = sys.argv
+    sys.argv = ["streamlearn", *args]
+    try:
+        with pytest.raises(SystemExit) as exc_info:
+            main()
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return int(exc_info.value.code or 0), out.out + out.err
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    """A cluster whose workers' $STREAMLEARN_DATA is an empty directory (they have no
+    dataset files); runs reach it with --scheduler, like a remote cluster."""
+    import dask
+
+    empty = tmp_path_factory.mktemp("empty_data")
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0}):
+        lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                      scheduler_kwargs={"dashboard": False},
+                                      env={"STREAMLEARN_DATA": str(empty)})
+    lc.worker_data_dir = empty  # type: ignore[attr-defined]
+    with lc:
+        yield lc
+
+
+def test_local_cluster_gives_the_records_of_jobs_1_and_resumes(tmp_path, capsys, cluster):
+    """`--backend dask --jobs 2` (its own LocalCluster): records and predictions identical
+    to --jobs 1; a second run skips every run; --force (on --scheduler) recomputes them."""
+    cfg = _config(evaluation={"chunk_size": 256, "checkpoints": 10, "save_predictions": True})
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run_experiment(load_config(path), tmp_path / "serial", jobs=1)
+    args = ["run", str(path), "--out", str(tmp_path / "dask"), "--backend", "dask",
+            "--jobs", "2", "--quiet"]
+    rc, text = _cli(args, capsys)
+    assert rc == 0, text
+    a, b = _records(tmp_path / "serial"), _records(tmp_path / "dask")
+    assert len(a) == 4 and a.keys() == b.keys()
+    for k in a:
+        assert b[k]["status"] == "ok"
+        assert _stable(a[k]) == _stable(b[k])
+        assert json.dumps(a[k]["metrics"]) == json.dumps(b[k]["metrics"])
+        pa = np.load(tmp_path / "serial" / "runs" / f"{k}.pred.npz")
+        pb = np.load(tmp_path / "dask" / "runs" / f"{k}.pred.npz")
+        assert sorted(pa.files) == sorted(pb.files)
+        for name in pa.files:
+            np.testing.assert_array_equal(pa[name], pb[name])
+    assert a["SEA__RLS__seed0"]["metrics"] != a["SEA__RLS__seed1"]["metrics"]
+    rc, text = _cli(args, capsys)
+    assert rc == 0 and "0 run(s) computed, 4 already complete" in text, text
+    rc, text = _cli([*args, "--force", "--scheduler", cluster.scheduler_address], capsys)
+    assert rc == 0 and "4 run(s) computed, 0 already complete" in text, text
+
+
+def test_killed_worker_is_recorded_then_retried(tmp_path, capsys, cluster):
+    """A worker killed mid-run: with --retries 0 its run is recorded failed (the reason
+    named) and the others complete; re-running computes it again, the worker dies again,
+    the client resubmits it, and the final table equals the one of --jobs 1."""
+    markers = tmp_path / "deaths"
+    markers.mkdir()
+    cfg = _config()
+    cfg["algorithms"].append({"name": "tests.test_dask_backend:DiesInWorker", "label": "Dies",
+                              "params": {"marker_dir": str(markers), "deaths": 2}})
+    cfg["repeats"] = 1
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run_experiment(load_config(path), tmp_path / "serial", jobs=1)
+    assert not list(markers.iterdir())  # never dies outside a worker
+    args = ["run", str(path), "--out", str(tmp_path / "dask"), "--backend", "dask",
+            "--scheduler", cluster.scheduler_address, "--quiet"]
+    rc, text = _cli([*args, "--retries", "0"], capsys)
+    assert rc == 1, text
+    assert len(list(markers.iterdir())) == 1
+    rec = _records(tmp_path / "dask")
+    assert rec["SEA__Dies__seed0"]["status"] == "failed"
+    assert "worker lost 1 time(s)" in rec["SEA__Dies__seed0"]["error"]
+    assert "KilledWorker" in rec["SEA__Dies__seed0"]["error"]
+    assert rec["SEA__Dies__seed0"]["retry_on_resume"] is True
+    assert [k for k, r in rec.items() if r["status"] == "ok"] == [
+        "SEA__HT__seed0", "SEA__RLS__seed0"]
+    rc, text = _cli([*args, "--retries", "2"], capsys)
+    assert rc == 0, text
+    assert "1 run(s) computed, 2 already complete, 0 failed" in text
+    assert len(list(markers.iterdir())) == 2  # it died once more, and was resubmitted
+    a, b = _records(tmp_path / "serial"), _records(tmp_path / "dask")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert _stable(a[k]) == _stable(b[k])
+    build_report(tmp_path / "serial")
+    assert _table(tmp_path / "serial") == _table(tmp_path / "dask")
+
+
+def test_worker_without_the_data_fails_that_run_only(tmp_path, capsys, cluster, monkeypatch):
+    """Workers whose $STREAMLEARN_DATA is empty, a config that needs a real dataset: that
+    run is a failed record with the 'not in the data directory' message, the synthetic
+    runs complete, the exit code is 1; the client's own data directory is not used."""
+    monkeypatch.setenv("STREAMLEARN_DATA", str(tmp_path / "client_data"))
+    cfg = _config(repeats=1)
+    cfg["streams"].append({"name": "segment", "label": "IS", "max_samples": 200})
+    cfg["algorithms"] = cfg["algorithms"][:1]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = _cli(["run", str(path), "--out", str(tmp_path / "o"), "--backend", "dask",
+                     "--scheduler", cluster.scheduler_address, "--quiet"], capsys)
+    assert rc == 1, text
+    assert "Traceback" not in text
+    rec = _records(tmp_path / "o")
+    assert rec["SEA__RLS__seed0"]["status"] == "ok"
+    failed = rec["IS__RLS__seed0"]
+    assert failed["status"] == "failed" and failed["retry_on_resume"] is True
+    assert "DataError on worker tcp://127.0.0.1:" in failed["error"]
+    assert "which is not in the data directory" in failed["error"]
+    # the worker's own directory, not the client's
+    assert f"{cluster.worker_data_dir} (from $STREAMLEARN_DATA)" in failed["error"]
+    assert "1 failed" in " ".join(text.split())
+
+
+def test_without_the_extra_the_message_says_how_to_install(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "distributed" else real(name, *a))
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(_config()))
+    rc, text = _cli(["run", str(path), "--out", str(tmp_path / "o"), "--backend", "dask"],
+                    capsys)
+    assert rc == 2
+    assert "pip install 'streamlearn[dask]'" in " ".join(text.split())
+    assert "Traceback" not in text and not (tmp_path / "o").exists()
