@@ -45,6 +45,13 @@ test-moa:
 quickstart-moa: install-moa
 	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa
 
+# The Dask backend (`streamlearn run --backend dask`): the `dask` extra, then its tests on a
+# real LocalCluster (2 worker processes on 127.0.0.1). `make install` stays `.[dev]`.
+.PHONY: test-dask
+test-dask: install
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	$(BIN)/python -m pytest -q tests/test_dask_backend.py
+
 # The example of README "Your own learner": runs from its own directory, no package change.
 example-my-learner: install
 	cd examples/my_learner && ../../$(BIN)/streamlearn run config.yaml --quiet
