@@ -91,6 +91,20 @@ def test_breakdowns_are_recovered_exactly_and_reported(offset):
     assert clean.breakdowns_ == 0 and clean.run_warnings() == []
 
 
+@pytest.mark.parametrize("M", [4, 16])
+def test_silence_is_not_a_breakdown(M):
+    """A run of exact zeros longer than M (silence between speech utterances) makes the
+    window and rho_t exactly zero; the residual check must not call that a breakdown, and
+    the predictions through and after it stay those of regular ONS."""
+    series = ar2_series(3001, seed=5)
+    series[1200:1200 + 3 * M] = 0.0
+    fast = FastONS(M=M, alpha=1.0, lr=0.1)
+    got = _preds(fast, series)
+    ref = _preds(RegularONS(M=M, alpha=1.0, lr=0.1), series)
+    assert fast.breakdowns_ == 0, fast.run_warnings()
+    assert _rel_gap(got, ref) <= 1e-9
+
+
 @pytest.mark.parametrize("cls,params", [
     (FastONS, {"M": 7, "tau": 0.999}), (FastONS, {"M": 7, "offset": True}),
     (RegularONS, {"M": 7, "offset": True}), (OGDSeries, {"M": 7, "lr": 0.05}),

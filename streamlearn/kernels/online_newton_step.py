@@ -51,7 +51,8 @@ class SeriesStatus(IntEnum):
 
 
 # Consistency checks of the fast recursion (paper's pitfall list): eta_t >= 1 and the
-# last entry of the post-array's first column (exactly 0 in exact arithmetic).
+# last entry of the post-array's first column (exactly 0 in exact arithmetic), relative to
+# that column's norm.
 _ETA_FLOOR = 1.0 - 1e-8
 _RESID_REL = 1e-8
 
@@ -261,7 +262,10 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
         resid = g * (q0 - h * p2)
         L1[M] = g * (p2 - h * q0)
         nrm = _dot_window(rho, rho, M)
-        if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * math.sqrt(nrm) + 1e-300:
+        # the residual is judged against the norm of the whole first post-array column
+        # [sqrt(eta_t); rho_t; resid] (>= 1): against ||rho_t|| alone, a window of exact
+        # zeros (silence in speech: rho_t = 0) flagged its rounding-level residual
+        if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * math.sqrt(nrm + s_new * s_new):
             return SeriesStatus.BREAKDOWN, i
         sc[0] = s_new
         fast_ons_finish(w, rho, xt, u, ssum, sc, M, offset, alpha, inv_mu, eps, e)
