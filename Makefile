@@ -88,8 +88,10 @@ reproduce-forks: install
 	  $(BIN)/streamlearn run $$c --jobs 1 --skip-missing-data || exit $$?; done
 	$(BIN)/python scripts/forks_tables.py
 
+# *_full.yaml (the baselines' full protocol, days of CPU) is for a cluster: run it by hand
+# with --backend dask (results/online_bls/README.md, "Cost of the full protocol").
 reproduce-online-bls: install
-	@for c in $$(find configs/online_bls -name '*.yaml' 2>/dev/null | sort); do \
+	@for c in $$(find configs/online_bls -name '*.yaml' ! -name '*_full.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
 
 .PHONY: reproduce-ridge-bls
