@@ -167,6 +167,32 @@ def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
                     f"loop on {n} of {loop.size} samples")
 
 
+def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
+    """A learner tagged ``scores``: ``last_score_`` after each ``predict_one`` is finite, its
+    sign is the prediction (class 1 above 0, class 0 below), and ``chunk_scores_`` after
+    ``predict_learn_many`` over chunks equals the per-sample scores exactly."""
+    X, y, c = check_stream(cls, n=150)
+    learner = _make(cls, params, X.shape[1], c)
+    preds, scores = [], []
+    for i in range(X.shape[0]):
+        preds.append(learner.predict_one(X[i]))
+        scores.append(float(learner.last_score_))  # type: ignore[attr-defined]
+        learner.learn_one(X[i], y[i].item())
+    s, p = np.asarray(scores), np.asarray(preds)
+    assert np.all(np.isfinite(s)), "last_score_ is not finite"
+    bad = int(np.count_nonzero(((s > 0) & (p != 1)) | ((s < 0) & (p != 0))))
+    assert bad == 0, f"the score's sign disagrees with the prediction on {bad} samples"
+    if callable(getattr(cls, "predict_learn_many", None)):
+        many = _make(cls, params, X.shape[1], c)
+        fused = []
+        for st in range(0, X.shape[0], 37):
+            many.predict_learn_many(X[st:st + 37], y[st:st + 37])  # type: ignore[attr-defined]
+            fused.append(np.array(many.chunk_scores_, dtype=np.float64))  # type: ignore[attr-defined]
+        n = _n_differ(s, np.concatenate(fused))
+        assert n == 0, (f"chunk_scores_ of predict_learn_many differ from last_score_ of the "
+                        f"per-sample loop on {n} of {s.size} samples")
+
+
 def check_tags_known(cls: type, params: dict[str, Any]) -> None:
     unknown = set(cls.all_tags()) - set(LEARNER_TAGS)
     assert not unknown, f"unknown tags {sorted(unknown)}; known: {sorted(LEARNER_TAGS)}"
@@ -190,6 +216,8 @@ def yield_checks(cls: type) -> Iterator[tuple[str, Check]]:
     yield "pickle_roundtrip", check_pickle_roundtrip
     if callable(getattr(cls, "predict_learn_many", None)):
         yield "many_equals_loop", check_many_equals_loop
+    if "scores" in cls.all_tags():
+        yield "scores_consistent", check_scores_consistent
 
 
 #: What each check verifies, in words (shown by ``streamlearn check``).
@@ -210,6 +238,8 @@ DESCRIPTIONS: dict[str, str] = {
                         "(runs in worker processes need this)",
     "many_equals_loop": "predict_learn_many over chunks gives exactly the predictions of "
                         "the predict_one/learn_one loop",
+    "scores_consistent": "(tagged scores) last_score_ is finite with the sign of the "
+                         "prediction, and chunk_scores_ of predict_learn_many equal it",
 }
 
 

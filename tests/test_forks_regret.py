@@ -242,3 +242,32 @@ def test_runner_records_regret_for_a_forks_learner(tmp_path, monkeypatch, capsys
         best = _independent_regret(X, y, np.zeros(n), n, False) * n - n  # -comparator
         hinge = np.maximum(0.0, 1.0 - np.where(yt == 1, 1.0, -1.0) * sc).sum()
         assert r["metrics"]["regret_hinge"] == pytest.approx((hinge + best) / n, rel=1e-12)
+
+
+def test_conformance_check_catches_inconsistent_scores() -> None:
+    from streamlearn.algorithms.forks_baselines import RBP
+    from streamlearn.checks import check_scores_consistent, yield_checks
+
+    params = next(iter(RBP._test_params()))
+    assert "scores_consistent" in dict(yield_checks(RBP))
+    check_scores_consistent(RBP, params)
+
+    class OffByABit(RBP):
+        """RBP whose fused path reports scores shifted by 1e-12."""
+
+        def predict_learn_many(self, X, y):
+            out = super().predict_learn_many(X, y)
+            self.chunk_scores_ = self.chunk_scores_ + 1e-12
+            return out
+
+    class WrongSign(RBP):
+        """RBP exposing the negated score."""
+
+        def predict_one(self, x):
+            p = super().predict_one(x)
+            self.last_score_ = -self.last_score_
+            return p
+
+    for bad in (OffByABit, WrongSign):
+        with pytest.raises(AssertionError):
+            check_scores_consistent(bad, params)
