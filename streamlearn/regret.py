@@ -30,6 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from streamlearn.base import Metric, MetricContext
+from streamlearn.metrics import cumulative_loss_at
 from streamlearn.registry import register_metric
 
 __all__ = ["best_fixed_abs_loss", "best_fixed_sq_loss", "lag_windows"]
@@ -103,9 +104,8 @@ class _RegretMetric(Metric):
         intercept = bool(context.get("intercept")[0])
         cap = int(context.get("regret_max_samples")[0])
         inputs = series[:-1]
-        cum = np.cumsum(cls._loss(np.asarray(y_true, np.float64) - np.asarray(y_pred,
-                                                                              np.float64)))
         at = np.asarray(at, dtype=np.int64)
+        cum_at = cumulative_loss_at(lambda t, p: cls._loss(t - p), y_true, y_pred, at)
         out = np.full(at.shape, np.nan)
         solvable = at[at <= cap]
         if solvable.size:
@@ -123,7 +123,7 @@ class _RegretMetric(Metric):
                     _BEST_CACHE[ck] = best
                     if len(_BEST_CACHE) > _BEST_CACHE_SIZE:
                         _BEST_CACHE.popitem(last=False)
-                out[k] = (cum[T - 1] - best) / T
+                out[k] = (cum_at[k] - best) / T
         return out
 
 
@@ -172,6 +172,4 @@ class CumulativeAbsoluteLoss(Metric):
     @classmethod
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
-        cum = np.cumsum(np.abs(np.asarray(y_true, np.float64) - np.asarray(y_pred,
-                                                                           np.float64)))
-        return cum[np.asarray(at, dtype=np.int64) - 1]
+        return cumulative_loss_at(lambda t, p: np.abs(t - p), y_true, y_pred, at)

@@ -178,9 +178,9 @@ def test_regret_beyond_the_cap_is_final_on_the_documented_prefix(tmp_path, capsy
     recs = _records(tmp_path)
     cap = 250
     for r in recs.values():
-        p = np.load(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz")
-        y, yp = p["y_true"], p["y_pred"]
-        series = np.concatenate([p["x0"], y])
+        with np.load(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz") as p:
+            y, yp, x0 = p["y_true"], p["y_pred"], p["x0"]
+        series = np.concatenate([x0, y])
         X = np.ascontiguousarray(lag_windows(series[:-1][:cap], 6))
         want_abs = (np.abs(y[:cap] - yp[:cap]).sum() - best_fixed_abs_loss(X, y[:cap])) / cap
         want_sq = (((y[:cap] - yp[:cap]) ** 2).sum() - best_fixed_sq_loss(X, y[:cap])) / cap

@@ -102,3 +102,20 @@ def test_regret_of_the_best_fixed_predictor_is_zero_and_others_positive():
     assert SquaredRegret.curve(s[1:], X @ w, at, ctx)[0] == pytest.approx(0.0, abs=1e-12)
     assert AbsoluteRegret.curve(s[1:], X @ w, at, ctx)[0] >= -1e-12
     assert AbsoluteRegret.curve(s[1:], np.zeros(79), at, ctx)[0] > 0
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000, (1 << 20) + 3])
+def test_blockwise_cumulative_loss_is_bit_identical_to_cumsum(n, monkeypatch):
+    """The metrics' block-by-block running sums equal one np.cumsum exactly (also with
+    tiny blocks, so that many block boundaries are crossed)."""
+    from streamlearn import metrics
+
+    rng = np.random.default_rng(n)
+    y, p = rng.normal(size=n), rng.normal(size=n)
+    at = np.unique(np.concatenate([[1, n], rng.integers(1, n + 1, size=7)]))
+    want = np.cumsum((y - p) ** 2)[at - 1]
+    np.testing.assert_array_equal(
+        metrics.cumulative_loss_at(lambda t, q: (t - q) ** 2, y, p, at), want)
+    monkeypatch.setattr(metrics, "_BLOCK", 7)
+    np.testing.assert_array_equal(
+        metrics.cumulative_loss_at(lambda t, q: (t - q) ** 2, y, p, at), want)
