@@ -338,6 +338,23 @@ def test_report_subprocess_exit_codes_and_no_traceback(copy, tmp_path):
     assert "Traceback" not in cut.stderr + cut.stdout
 
 
+def test_report_without_records_refuses_and_keeps_the_tables(copy):
+    """A results directory without its records (a fresh clone: records are not in git)
+    must not have its committed tables and page replaced by empty ones."""
+    CliRunner().invoke(app, ["report", str(copy), "--html"], env={"COLUMNS": "120"})
+    kept = {name: (copy / name).read_bytes() for name in ("summary.md", "summary.csv",
+                                                          "report.html")}
+    shutil.rmtree(copy / "runs")
+    env = {"MPLBACKEND": "Agg", "COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-m", "streamlearn.cli", "report", str(copy),
+                             "--html"], capture_output=True, text=True, env=env)
+    assert result.returncode != 0
+    assert "no usable run record" in " ".join(result.stderr.split())
+    assert "Traceback" not in result.stderr + result.stdout
+    for name, content in kept.items():
+        assert (copy / name).read_bytes() == content, name
+
+
 # --------------------------------------------------------------------------------------
 # 4. Sweep plots
 # --------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from streamlearn.base import UserError
 from streamlearn.reporting import plots, tables
 from streamlearn.reporting.summary import Summary, summarize
 
@@ -15,6 +16,16 @@ def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
     ``summary.problems``; the caller decides what that means (the CLI exits non-zero)."""
     out_dir = Path(out_dir)
     summary = summarize(out_dir)
+    if not summary.runs and not summary.failed and not summary.manifest.get("not_run"):
+        # Nothing to tabulate: writing would replace the tables already there (e.g. the
+        # committed results of a fresh clone, whose run records are not in git) by empty
+        # ones, and a measured result would be lost without a word.
+        bad = f" ({len(summary.problems)} unusable)" if summary.problems else ""
+        raise UserError(
+            f"{out_dir} holds no usable run record{bad} under {out_dir / 'runs'}, so there "
+            "is nothing to report; the tables and plots already there were left as they "
+            "are. Run `streamlearn run CONFIG --out DIR` first (it writes the records and "
+            "the report).")
     outputs = summary.config["outputs"]
     written = tables.write_tables(summary, out_dir, outputs.get("tables", []))
     plot_kinds = outputs.get("plots", [])
