@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import Metric, MetricContext
+from streamlearn.kernels.running_sums import Loss, loss_sums_at
 from streamlearn.registry import register_metric
 
 # --------------------------------------------------------------------------------------
@@ -251,11 +252,15 @@ _BLOCK = 1 << 20
 def cumulative_loss_at(loss: Any, y_true: np.ndarray, y_pred: np.ndarray,
                        at: np.ndarray) -> np.ndarray:
     """``sum_{t < T} loss(y_true_t, y_pred_t)`` for every ``T`` in ``at`` (increasing,
-    1-based), computed block by block so that a long series needs O(block) extra memory
-    rather than several n-sized temporaries. Each block's running sum starts from the
-    previous block's total as its first term, so the result is bit-identical to one
-    ``np.cumsum`` over the whole series."""
+    1-based). ``loss`` is a :class:`~streamlearn.kernels.running_sums.Loss` code (one
+    compiled pass, no temporaries) or any elementwise function of ``(y_true, y_pred)``
+    arrays, then computed block by block so that a long series needs O(block) extra
+    memory rather than several n-sized temporaries. Either way each running sum is
+    sequential and bit-identical to one ``np.cumsum`` over the whole series."""
     at = np.asarray(at, dtype=np.int64)
+    if isinstance(loss, Loss):
+        return loss_sums_at(np.ascontiguousarray(y_true, dtype=np.float64),
+                            np.ascontiguousarray(y_pred, dtype=np.float64), at, int(loss))
     out = np.empty(at.shape)
     carry = 0.0
     k = 0
@@ -282,6 +287,9 @@ class RegressionMetric(Metric):
     precision: ClassVar[int] = 4
     notation: ClassVar[str] = "general"
 
+    #: the compiled form of ``_loss`` (one pass for the curves), if there is one
+    loss_code: ClassVar[Loss | None] = None
+
     def __init__(self) -> None:
         self._sum = 0.0
         self._n = 0
@@ -301,7 +309,8 @@ class RegressionMetric(Metric):
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
         at = np.asarray(at, dtype=np.int64)
-        return cumulative_loss_at(cls._loss, y_true, y_pred, at) / at
+        loss = cls._loss if cls.loss_code is None else cls.loss_code
+        return cumulative_loss_at(loss, y_true, y_pred, at) / at
 
 
 @register_metric("mse")
@@ -309,6 +318,7 @@ class MSE(RegressionMetric):
     """Mean squared prediction error over the samples so far."""
 
     label = "MSE"
+    loss_code = Loss.SQUARED
 
     @staticmethod
     def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
@@ -320,6 +330,7 @@ class MAE(RegressionMetric):
     """Mean absolute prediction error over the samples so far."""
 
     label = "MAE"
+    loss_code = Loss.ABSOLUTE
 
     @staticmethod
     def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from streamlearn.base import Metric, MetricContext
+from streamlearn.kernels.running_sums import Loss
 from streamlearn.metrics import cumulative_loss_at
 from streamlearn.registry import register_metric
 
@@ -88,9 +89,7 @@ class _RegretMetric(Metric):
     requires: ClassVar[tuple[str, ...]] = ("series", "lags", "intercept",
                                            "regret_max_samples")
 
-    @staticmethod
-    def _loss(e: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    loss_code: ClassVar[Loss]
 
     @staticmethod
     def _best(X: np.ndarray, y: np.ndarray) -> float:
@@ -105,7 +104,7 @@ class _RegretMetric(Metric):
         cap = int(context.get("regret_max_samples")[0])
         inputs = series[:-1]
         at = np.asarray(at, dtype=np.int64)
-        cum_at = cumulative_loss_at(lambda t, p: cls._loss(t - p), y_true, y_pred, at)
+        cum_at = cumulative_loss_at(cls.loss_code, y_true, y_pred, at)
         out = np.full(at.shape, np.nan)
         solvable = at[at <= cap]
         if solvable.size:
@@ -133,10 +132,7 @@ class AbsoluteRegret(_RegretMetric):
     hindsight on the same lag windows (exact LAD by linear programming)."""
 
     label = "Regret/T (abs)"
-
-    @staticmethod
-    def _loss(e: np.ndarray) -> np.ndarray:
-        return np.abs(e)
+    loss_code = Loss.ABSOLUTE
 
     @staticmethod
     def _best(X: np.ndarray, y: np.ndarray) -> float:
@@ -149,10 +145,7 @@ class SquaredRegret(_RegretMetric):
     hindsight on the same lag windows (least squares)."""
 
     label = "Regret/T (sq)"
-
-    @staticmethod
-    def _loss(e: np.ndarray) -> np.ndarray:
-        return e * e
+    loss_code = Loss.SQUARED
 
     @staticmethod
     def _best(X: np.ndarray, y: np.ndarray) -> float:
@@ -172,4 +165,4 @@ class CumulativeAbsoluteLoss(Metric):
     @classmethod
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
-        return cumulative_loss_at(lambda t, p: np.abs(t - p), y_true, y_pred, at)
+        return cumulative_loss_at(Loss.ABSOLUTE, y_true, y_pred, at)
