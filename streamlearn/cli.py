@@ -183,7 +183,8 @@ def run(
                    show_default=False)] = None,
     data_dir: DataDirOption = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1,
-                    help="Runs in parallel worker processes (same results as 1).")] = 1,
+                    help="Runs in parallel worker processes (same results as 1); with "
+                    "--backend dask, the local cluster's workers.")] = 1,
     force: Annotated[bool, typer.Option("--force", help="Recompute runs that already have "
                      "a complete record.")] = False,
     smoke: Annotated[bool, typer.Option("--smoke", help="Small sample cap, one repetition, "
