@@ -222,3 +222,29 @@ def test_regret_comparator_is_solved_once_per_series(monkeypatch):
     np.testing.assert_allclose(first[-1] * 120,
                                np.abs(s[1:]).sum() - real(X, s[1:]), rtol=1e-12)
     np.testing.assert_allclose(second[-1] * 120, cum[-1] - real(X, s[1:]), rtol=1e-12)
+
+
+def test_engine_writes_into_its_own_array_with_the_same_predictions():
+    """``predict_learn_into`` (used by the engine when a learner has it) gives the same
+    predictions as ``predict_learn_many`` and as the per-sample loop."""
+    from streamlearn.algorithms.fast_ons import FastONS
+    from streamlearn.evaluation.prequential import run_prequential
+    from tests.reference.online_newton_step import ar2_series
+
+    s = ar2_series(2001, seed=3)
+    X, y = s[:-1, None], s[1:]
+
+    class ManyOnly(FastONS):
+        predict_learn_into = None  # the engine falls back to predict_learn_many
+
+        def predict_learn_many(self, X, y):
+            out = np.empty(X.shape[0])
+            FastONS.predict_learn_into(self, X, y, out)
+            return out
+
+    outs = []
+    for learner, fused in ((FastONS(M=5), True), (ManyOnly(M=5), True), (FastONS(M=5), False)):
+        learner.reset(1, None)
+        outs.append(run_prequential(learner, X, y, chunk_size=333, use_many=fused).y_pred)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[2])

@@ -67,9 +67,14 @@ class DelayLineRegressor(Regressor):
 
     def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         out = np.empty(X.shape[0])
+        self.predict_learn_into(X, y, out)
+        return out
+
+    def predict_learn_into(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`predict_learn_many` writing the predictions into ``out`` (a contiguous
+        float64 array of ``len(y)``, e.g. a slice of the engine's prediction array)."""
         xin = np.ascontiguousarray(X[:, 0], dtype=np.float64)
         self._run_chunk(xin, np.ascontiguousarray(y, dtype=np.float64), out)
-        return out
 
     # -- subclass hooks ----------------------------------------------------------------
 

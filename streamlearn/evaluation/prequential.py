@@ -66,6 +66,10 @@ def run_prequential(
     classification = learner.task == "classification"
     y_pred = np.empty(n, dtype=np.int64 if classification else np.float64)
     fused = use_many and has_predict_learn_many(learner)
+    # optional: ``predict_learn_into(X, y, out)`` is ``predict_learn_many`` writing into the
+    # engine's own prediction array (no per-chunk array, no copy; on a 1e7-sample series
+    # with an O(M) learner those were ~7 % of the learner's time)
+    into = getattr(learner, "predict_learn_into", None) if fused else None
     n_chunks = max(1, -(-n // chunk_size))
     chunk_seconds = np.zeros(n_chunks)
     chunk_sizes = np.zeros(n_chunks, dtype=np.int64)
@@ -77,7 +81,11 @@ def run_prequential(
     for c, start in enumerate(range(0, n, chunk_size)):
         stop = min(start + chunk_size, n)
         Xc, yc = X[start:stop], y[start:stop]
-        if fused:
+        if fused and into is not None:
+            t0 = clock()
+            into(Xc, yc, y_pred[start:stop])
+            chunk_seconds[c] = clock() - t0
+        elif fused:
             t0 = clock()
             out = learner.predict_learn_many(Xc, yc)  # type: ignore[attr-defined]
             chunk_seconds[c] = clock() - t0
