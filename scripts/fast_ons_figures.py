@@ -151,10 +151,13 @@ def figure2(res: Path, plt, lines: list[str]) -> None:
         inputs = np.concatenate([first["x0"], y[:-1]])  # x_t, t = 0..n-1
         X = np.ascontiguousarray(lag_windows(inputs, M))
         best_mse = best_fixed_sq_loss(X, y) / n
+        persist = np.cumsum((y - inputs) ** 2) / t  # x_{t+1} predicted by x_t
         lines += [f"## {'Fig. 2a' if tag == 'fig2a' else 'Fig. 2b'}: {info['label']}, "
                   f"M = {M}, n = {n:,}", "",
                   f"Best fixed linear predictor in hindsight (least squares on the same "
-                  f"windows): MSE {best_mse:.3g}.", "",
+                  f"windows): MSE {best_mse:.3g}. Persistence (x_t+1 predicted by x_t): "
+                  f"MSE(100) {persist[min(99, n - 1)]:.3g}, MSE(500) "
+                  f"{persist[min(499, n - 1)]:.3g}, MSE(n) {persist[-1]:.3g}.", "",
                   "| run | MSE(100) | MSE(500) | MSE(n) | regret/T (sq) | max_t abs(e_F - e_R) |",
                   "|---|---|---|---|---|---|"]
         panels = sorted({lab.split(" ", 1)[1] for lab in preds if lab.startswith("R-ONS")})
@@ -169,6 +172,7 @@ def figure2(res: Path, plt, lines: list[str]) -> None:
                 ax.plot(t, np.cumsum(e * e) / t, label=lab.split(" ", 1)[0],
                         ls="--" if lab.startswith("F-") else "-")
             ax.axhline(best_mse, color="k", lw=0.6, ls=":", label="best fixed (LS)")
+            ax.plot(t, persist, color="grey", lw=0.6, ls="-.", label="persistence")
             ax.set_yscale("log")
             ax.set(xlabel="t", ylabel="MSE(t)", title=setting)
             ax.grid(alpha=0.3)
