@@ -231,6 +231,8 @@ def run(
     t0 = time.perf_counter()
     progress = RichProgress(quiet)
     try:
+        if dask_backend is not None and scheduler is not None:
+            dask_backend.connect()  # a wrong address stops here, before anything is written
         result = run_experiment(cfg, out_dir, data_dir=data, jobs=jobs, force=force,
                                 smoke=smoke, skip_missing_data=skip_missing_data,
                                 progress=progress, backend=dask_backend)
@@ -240,6 +242,9 @@ def run(
             f"\nInterrupted. Finished runs are saved in {out_dir}; run the same command "
             "again to resume.")
         raise typer.Exit(130) from None
+    finally:
+        if dask_backend is not None:
+            dask_backend.close()
     summary, written = build_report(out_dir)
     elapsed = time.perf_counter() - t0
     if not quiet:

@@ -217,3 +217,13 @@ def test_without_the_extra_the_message_says_how_to_install(tmp_path, capsys, mon
     assert rc == 2
     assert "pip install 'streamlearn[dask]'" in " ".join(text.split())
     assert "Traceback" not in text and not (tmp_path / "o").exists()
+
+
+def test_unreachable_scheduler_is_a_message_and_nothing_is_written(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(_config()))
+    rc, text = _cli(["run", str(path), "--out", str(tmp_path / "o"), "--backend", "dask",
+                     "--scheduler", "nosuch://127.0.0.1:1"], capsys)
+    flat = " ".join(text.split())
+    assert rc == 2 and "Cannot connect to the Dask scheduler at 'nosuch://127.0.0.1:1'" in flat
+    assert "Traceback" not in text and not (tmp_path / "o").exists()

@@ -27,7 +27,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +125,30 @@ class DaskBackend:
     retries: int = 2
     worker_data_dir: str | None = None
     connect_timeout: float = 15.0
+    _client: Any = field(default=None, init=False, repr=False)
+    _cluster: Any = field(default=None, init=False, repr=False)
 
     @property
     def checks_data_on_client(self) -> bool:
         """A local cluster shares the client's files, so missing data is found before any
         run starts; remote workers check their own files, run by run."""
         return self.scheduler is None
+
+    def connect(self) -> None:
+        """Connect to the scheduler (or start the local cluster); a no-op when connected.
+        The CLI connects to a remote scheduler before anything is written, so a wrong
+        address is a message, not an output directory without runs."""
+        if self._client is None:
+            self._cluster, self._client = self._connect()
+
+    def close(self) -> None:
+        """Disconnect (and stop the local cluster); a no-op when not connected."""
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
 
     def _connect(self) -> tuple[Any, Any]:
         require_dask()
@@ -163,7 +181,8 @@ class DaskBackend:
     def run(self, pending: list[RunSpec], out_dir: Path,
             progress: Progress) -> Iterator[RunOutcome]:
         """Submit every pending run; write each record on the client as it arrives."""
-        cluster, client = self._connect()
+        self.connect()
+        client = self._client
         started: set[str] = set()
         lock = threading.Lock()
 
@@ -222,6 +241,4 @@ class DaskBackend:
         finally:
             if futures:  # interrupted (Ctrl-C) or a write failed: stop the cluster's work
                 client.cancel(list(futures))
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            self.close()
