@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -227,3 +230,30 @@ def test_unreachable_scheduler_is_a_message_and_nothing_is_written(tmp_path, cap
     flat = " ".join(text.split())
     assert rc == 2 and "Cannot connect to the Dask scheduler at 'nosuch://127.0.0.1:1'" in flat
     assert "Traceback" not in text and not (tmp_path / "o").exists()
+
+
+def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
+    """SIGINT to the client mid-experiment: exit 130 with the usual message, the runs
+    already finished are complete records, nothing else is in runs/."""
+    cfg = _config(repeats=8)
+    cfg["streams"][0]["max_samples"] = 8000
+    cfg["algorithms"] = [{"name": "hoeffding_tree", "label": "HT"}]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "streamlearn.cli", "run", str(path), "--out", str(out),
+           "--backend", "dask", "--jobs", "2", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    runs = out / "runs"
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list(runs.glob("*.json"))) < 2:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Interrupted. Finished runs are saved in" in " ".join(err.split())
+    files = sorted(runs.iterdir())
+    assert 2 <= len(files) < 8 and all(f.suffix == ".json" for f in files)
+    for f in files:
+        rec = json.loads(f.read_text())
+        assert rec["complete"] is True and rec["status"] == "ok"
