@@ -248,3 +248,30 @@ def test_engine_writes_into_its_own_array_with_the_same_predictions():
         outs.append(run_prequential(learner, X, y, chunk_size=333, use_many=fused).y_pred)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], outs[2])
+
+
+def test_parallel_runs_and_resume_like_the_other_protocols(tmp_path, capsys):
+    """--jobs 2 gives the records of --jobs 1 (metrics and curves, seed for seed), and a
+    second run of the same config recomputes nothing."""
+    cfg = _cfg(repeats=2)
+    cfg["algorithms"] = [cfg["algorithms"][1], cfg["algorithms"][3]]
+    cfg["metrics"] = ["mse", "mae", "regret_sq"]
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    rc, text = _run(one, cfg, capsys)
+    assert rc == 0, text
+    rc, text = _run(two, cfg, capsys, "--jobs", "2")
+    assert rc == 0, text
+
+    def recs(d: Path) -> dict[str, dict]:
+        out = {}
+        for p in (d / "out" / "runs").glob("*.json"):
+            r = json.loads(p.read_text())
+            out[r["run_id"]] = {"metrics": r["metrics"], "curves": r["curves"]}
+        return out
+
+    a, b = recs(one), recs(two)
+    assert len(a) == 4 and a == b
+    rc, text = _run(one, cfg, capsys)
+    assert rc == 0 and "0 to run" in " ".join(text.split()), text
