@@ -160,6 +160,37 @@ def test_pros_n_kons_kors_inverse_and_embedding(seed: int) -> None:
     assert_allclose(m.P_ @ K @ m.P_.T, np.eye(m.P_.shape[0]), atol=1e-6)
 
 
+@pytest.mark.parametrize(("seed", "loss", "max_dict", "chunk"), [
+    (0, "hinge", None, 600), (1, "squared_hinge", None, 61), (2, "hinge", 40, 250),
+    (3, "squared_hinge", None, 600)])
+def test_pros_n_kons_fused_equals_per_sample_loop(seed: int, loss: str,
+                                                  max_dict: int | None, chunk: int) -> None:
+    """predict_learn_many (numba rounds between dictionary changes) gives the per-sample
+    loop's predictions, scores, dictionary and random draws bit for bit, also across a
+    growth of the dictionary storage (64 -> 128 points)."""
+    X, y = _stream(seed, n=600)
+    a = PROSNKONS(sigma=1.5, seed=seed, loss=loss, max_dict=max_dict)
+    b = PROSNKONS(sigma=1.5, seed=seed, loss=loss, max_dict=max_dict)
+    a.reset(X.shape[1], 2)
+    b.reset(X.shape[1], 2)
+    loop_scores = []
+    for i in range(len(y)):
+        loop_scores.append(a._round_score(X[i]))
+        a.learn_one(X[i], y[i])
+    many, many_scores = [], []
+    for s in range(0, len(y), chunk):
+        many.append(b.predict_learn_many(X[s:s + chunk], y[s:s + chunk]))
+        many_scores.append(b.chunk_scores_)
+    assert a.n_sv_ > (30 if max_dict else 64)
+    np.testing.assert_array_equal(np.concatenate(many_scores), loop_scores)
+    np.testing.assert_array_equal(np.concatenate(many), np.where(np.array(loop_scores) >= 0,
+                                                                  1, 0))
+    assert (b.n_sv_, b.n_restarts_, b.t_) == (a.n_sv_, a.n_restarts_, a.t_)
+    np.testing.assert_array_equal(a.sv_[:a.n_sv_], b.sv_[:b.n_sv_])
+    np.testing.assert_array_equal(a.Kbar_inv_, b.Kbar_inv_)
+    assert a._rng.random() == b._rng.random()
+
+
 def test_pros_n_kons_cap_and_first_point() -> None:
     X, y = _stream(0, n=200)
     m = PROSNKONS(sigma=SIGMA, seed=0, max_dict=5)

@@ -269,18 +269,34 @@ def test_tisvd_and_exact_svd_variants_agree_without_truncation() -> None:
     assert np.mean(pa == pb) > 0.99
 
 
+@pytest.mark.parametrize("chunk", [17, 900])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("cls", [FORKS, SkeGD])
-def test_fused_chunks_equal_the_per_sample_loop(cls: type) -> None:
-    X, y = _stream(4, n=900)
-    a, b = cls(**SMALL, seed=3), cls(**SMALL, seed=3)
+def test_fused_chunks_equal_the_per_sample_loop(cls: type, seed: int, loss: str,
+                                                chunk: int) -> None:
+    """The fused chunk (numba stage 1 up to the buffer-filling round, numba stage-2 runs)
+    gives the per-sample loop's predictions and scores bit for bit."""
+    X, y = _stream(4 + seed, n=900)
+    a = cls(**SMALL, seed=seed, loss=loss)
+    b = cls(**SMALL, seed=seed, loss=loss)
     a.reset(X.shape[1], 2)
     b.reset(X.shape[1], 2)
-    loop = _loop(a, X, y)
-    many = np.concatenate([b.predict_learn_many(X[s:s + 97], y[s:s + 97])
-                           for s in range(0, len(y), 97)])
-    assert a.n_sketch_updates_ > 5
-    np.testing.assert_array_equal(loop, many)
-    assert_allclose(a.v_, b.v_, rtol=1e-12, atol=1e-14)
+    loop_scores = []
+    for i in range(len(y)):
+        loop_scores.append(a._round_score(X[i]))
+        a.learn_one(X[i], y[i])
+    many, many_scores = [], []
+    for s in range(0, len(y), chunk):
+        many.append(b.predict_learn_many(X[s:s + chunk], y[s:s + chunk]))
+        many_scores.append(b.chunk_scores_)
+    assert a.n_sketch_updates_ > 5 and 34 < a.t0_ < 800  # chunk 17: stage 1 spans 3+
+    assert (b.t0_, b.t_, b.n_sv_) == (a.t0_, a.t_, a.n_sv_)
+    np.testing.assert_array_equal(np.concatenate(many_scores), loop_scores)
+    np.testing.assert_array_equal(np.concatenate(many), np.where(np.array(loop_scores) >= 0,
+                                                                  1, 0))
+    np.testing.assert_array_equal(a.v_, b.v_)
+    np.testing.assert_array_equal(a.sv_, b.sv_)
 
 
 def test_rho_from_theta_and_horizon() -> None:

@@ -133,3 +133,102 @@ def test_stage2_loop_flags_nonfinite() -> None:
     status = kb.sketch_stage2_loop(X, Y, 0, N, L, 0.5, Z2, np.zeros(k), np.eye(k), 1.0, True,
                                    True, 0.5, 0.2, 0.0, 0, preds, np.zeros(N))
     assert status == kb.KernelStatus.NONFINITE
+
+
+@pytest.mark.parametrize("loss", [0, 1])
+@pytest.mark.parametrize("seed", range(3))
+def test_kernel_ogd_fill_vs_reference(seed: int, loss: int) -> None:
+    """Stage 1: same predictions, scores, buffer and stopping round as the NumPy loop;
+    a second call continues where the first stopped."""
+    _, _, X, Y = _problem(seed, d=3)
+    cap = 12
+    S, coef = np.zeros((cap, 3)), np.zeros(cap)
+    preds = np.full(N, -1, dtype=np.int64)
+    scores = np.full(N, np.nan)
+    krow = np.zeros(cap)
+    status, end, n = kb.kernel_ogd_fill(X, Y, 0, 5, S, coef, 0, 0.5, 0.2, loss, krow, preds,
+                                        scores)
+    assert status == kb.KernelStatus.OK and end == 5 and 0 < n < cap
+    status, end, n = kb.kernel_ogd_fill(X, Y, 5, N, S, coef, n, 0.5, 0.2, loss, krow, preds,
+                                        scores)
+    p_ref, s_ref, S_ref, c_ref, n_ref, end_ref = ref.kernel_ogd_fill(
+        X, Y, np.zeros((cap, 3)), np.zeros(cap), 0, 0.5, 0.2, loss)
+    assert status == kb.KernelStatus.OK
+    assert (n, end) == (n_ref, end_ref) and n == cap and end < N  # stopped when full
+    assert_array_equal(preds[:end], p_ref)
+    assert np.all(preds[end:] == -1) and np.all(np.isnan(scores[end:]))  # nothing after
+    assert_allclose(scores[:end], s_ref, rtol=1e-12, atol=1e-15)
+    assert_array_equal(S, S_ref)
+    assert_allclose(coef, c_ref, rtol=1e-12)
+
+
+def test_kernel_ogd_fill_flags_nonfinite() -> None:
+    _, _, X, Y = _problem(0)
+    X = X.copy()
+    X[4, 1] = np.nan
+    S, coef = np.zeros((50, 3)), np.zeros(50)
+    status, end, _ = kb.kernel_ogd_fill(X, Y, 0, N, S, coef, 0, 0.5, 0.2, 0, np.zeros(50),
+                                        np.zeros(N, dtype=np.int64), np.zeros(N))
+    assert status == kb.KernelStatus.NONFINITE and end == 4
+
+
+def _pnk_state(seed: int, n: int, d: int = 3):
+    if n == 0:
+        return np.zeros((0, d)), np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0))
+    rng = np.random.default_rng(100 + seed)
+    S = rng.normal(size=(n, d))
+    K = np.array([ref.gauss_row(S, s, 0.5) for s in S])
+    vals, vecs = np.linalg.eigh(K)
+    P = np.ascontiguousarray((vecs / np.sqrt(vals)).T)
+    p = rng.uniform(0.3, 1.0, size=n)
+    W = np.diag(1.0 / np.sqrt(p))
+    Kinv = np.linalg.inv(W @ K @ W + np.eye(n))
+    return S, P, p, Kinv
+
+
+@pytest.mark.parametrize("kors", [True, False])
+@pytest.mark.parametrize("n", [0, 5])
+@pytest.mark.parametrize("seed", range(3))
+def test_pnk_loop_vs_reference(seed: int, n: int, kors: bool) -> None:
+    """PROS-N-KONS rounds: same predictions, scores, ONS state, accepted round and
+    probability, and the same random draws as the NumPy loop."""
+    _, _, X, Y = _problem(seed, d=3)
+    S, P, p, Kinv = _pnk_state(seed, n)
+    r = P.shape[0]
+    v0, A0 = np.zeros(r), np.eye(r) / 0.01
+    v, Ainv, w, u = v0.copy(), A0.copy(), np.zeros(r), np.zeros(r)
+    preds = np.full(N, -1, dtype=np.int64)
+    scores = np.full(N, np.nan)
+    eps = 0.5 if n == 0 else 40.0  # large enough to accept a point within N rounds
+    rng, rng_ref = np.random.default_rng(seed), np.random.default_rng(seed)
+    status, end, pacc = kb.pnk_loop(X, Y, 0, N, S, n, 0.5, P, v, Ainv, w, u, 1.0, True, 0.5,
+                                    seed % 2, p, Kinv, 1.0, eps, 1.0, kors, rng, np.zeros(8),
+                                    preds, scores)
+    p_ref, s_ref, v_ref, A_ref, end_ref, pacc_ref = ref.pnk_loop(
+        X, Y, S, 0.5, P, v0, A0, 1.0, True, 0.5, seed % 2, p, Kinv, 1.0, eps, 1.0, kors,
+        rng_ref)
+    assert status == kb.KernelStatus.OK
+    assert end == end_ref and pacc == pytest.approx(pacc_ref, rel=1e-12)
+    if kors:
+        assert end < N and pacc > 0.0  # stopped at an accepted round
+    else:
+        assert end == N and pacc == 0.0
+    assert_array_equal(preds[:end], p_ref)
+    assert np.all(preds[end:] == -1)
+    assert_allclose(scores[:end], s_ref, rtol=1e-9, atol=1e-12)
+    assert_allclose(v, v_ref, rtol=1e-7, atol=1e-9)
+    assert_allclose(Ainv, A_ref, rtol=1e-7, atol=1e-7)
+    assert rng.random() == rng_ref.random()  # the same number of draws
+
+
+def test_pnk_loop_flags_nonfinite() -> None:
+    _, _, X, Y = _problem(1)
+    X = X.copy()
+    X[7, 0] = np.nan
+    S, P, p, Kinv = _pnk_state(1, 4)
+    r = P.shape[0]
+    status, end, _ = kb.pnk_loop(X, Y, 0, N, S, 4, 0.5, P, np.zeros(r), np.eye(r),
+                                 np.zeros(r), np.zeros(r), 1.0, True, 0.5, 0, p, Kinv, 1.0,
+                                 0.5, 1.0, False, np.random.default_rng(0), np.zeros(4),
+                                 np.zeros(N, dtype=np.int64), np.zeros(N))
+    assert status == kb.KernelStatus.NONFINITE and end == 7

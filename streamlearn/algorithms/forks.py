@@ -36,6 +36,7 @@ from streamlearn.kernels.forks_budget import (
     dloss,
     feature_map,
     first_order_step,
+    kernel_ogd_fill,
     ons_score,
     ons_step,
     sketch_stage2_loop,
@@ -225,8 +226,9 @@ class SketchedKernelLearner(KernelBinaryClassifier):
 
     # ---- fused chunk -------------------------------------------------------------------------
     def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Test-then-train over a chunk: stage 1 and update rounds per sample, runs of
-        regular stage-2 rounds in one numba call; identical to the per-sample loop."""
+        """Test-then-train over a chunk: stage 1 in one numba call up to the round that
+        fills the buffer, update rounds per sample, runs of regular stage-2 rounds in one
+        numba call; identical to the per-sample loop."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         Y = pm1_labels(y)
         n = X.shape[0]
@@ -234,6 +236,22 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         scores = np.empty(n)
         i = 0
         while i < n:
+            if self.phase_ == 1 and self._cache is None:
+                status, stop, self.n_sv_ = kernel_ogd_fill(
+                    X, Y, i, n, self.sv_, self.coef_, self.n_sv_, self.gamma_,
+                    float(self.eta), self.loss_code_, self._krow, out, scores)
+                if status != 0:
+                    raise UserError(f"{type(self).__name__} produced a non-finite score "
+                                    "(NaN/inf in the input?). Check the stream or rescale "
+                                    "the features.")
+                self.t_ += stop - i
+                if self.n_sv_ == self.buffer_size_:
+                    # as in the per-sample path, stage 2 starts at the filling round
+                    self.t_ -= 1
+                    self._start_stage2()
+                    self.t_ += 1
+                i = stop
+                continue
             j = self.t_ - self.t0_
             if self.phase_ == 1 or self._cache is not None or j % self.rho_ == 0:
                 f = self._step(X[i], y[i])

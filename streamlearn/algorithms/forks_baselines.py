@@ -17,9 +17,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.forks_sketch import pinv
-from streamlearn.algorithms.kernel_budget import KernelBinaryClassifier
-from streamlearn.base import Interval
-from streamlearn.kernels.forks_budget import dloss, gauss_matrix, ons_score, ons_step
+from streamlearn.algorithms.kernel_budget import KernelBinaryClassifier, pm1_labels
+from streamlearn.base import Interval, UserError
+from streamlearn.kernels.forks_budget import (
+    dloss,
+    gauss_matrix,
+    ons_score,
+    ons_step,
+    pnk_loop,
+)
 from streamlearn.registry import register_algorithm
 
 __all__ = ["BOGD", "BPAS", "FOGD", "NOGD", "PROSNKONS", "RBP", "Projectron"]
@@ -402,11 +408,13 @@ class PROSNKONS(KernelBinaryClassifier):
         cap = 64 if self.max_dict is None else int(self.max_dict)
         self._sv_alloc(cap, d)
         self.p_ = np.zeros(cap)
-        self.Kbar_inv_ = np.zeros((cap, cap))  # (W^1/2 K_I W^1/2 + ridge I)^{-1}
+        self.Kbar_inv_ = np.zeros((0, 0))  # (W^1/2 K_I W^1/2 + ridge I)^{-1}, n x n
         self.changed_ = False
         self.P_ = np.zeros((0, 0))
         self.v_ = np.zeros(0)
         self.Ainv_ = np.zeros((0, 0))
+        self._w = np.zeros(0)
+        self._u = np.zeros(0)
         self.n_restarts_ = 0
 
     def _restart(self) -> None:
@@ -446,32 +454,77 @@ class PROSNKONS(KernelBinaryClassifier):
             return
         if n > 0:
             kb = self._krow[:n] / np.sqrt(self.p_[:n])
-            Kinv = self.Kbar_inv_[:n, :n]
-            q = Kinv @ kb
+            q = self.Kbar_inv_ @ kb
             tau = (1.0 + self.eps) / self.ridge * max(0.0, 1.0 - float(kb @ q))
         else:
             tau = (1.0 + self.eps) / self.ridge
         p = min(self.beta * tau, 1.0)
         if p <= 0.0 or self._rng.random() >= p:
             return
+        self._accept(x, p)
+
+    def _accept(self, x: np.ndarray, p: float) -> None:
+        """Add ``x`` (kernel row against the dictionary in ``_krow``) with probability
+        ``p`` to the dictionary: block inverse of ``[[Kbar + rI, b], [b^T, c]]``."""
+        n = self.n_sv_
         if n == self.sv_.shape[0]:
             self._grow()
-        # block inverse of [[Kbar + rI, b], [b^T, c]]
         c = 1.0 / p + self.ridge
+        Ki = np.empty((n + 1, n + 1))
         if n > 0:
             b = self._krow[:n] / np.sqrt(self.p_[:n] * p)
-            Kinv = self.Kbar_inv_[:n, :n]
+            Kinv = self.Kbar_inv_
             Kb = Kinv @ b
             s = c - float(b @ Kb)
-            Kinv += np.outer(Kb, Kb) / s
-            self.Kbar_inv_[:n, n] = -Kb / s
-            self.Kbar_inv_[n, :n] = -Kb / s
-            self.Kbar_inv_[n, n] = 1.0 / s
+            Ki[:n, :n] = Kinv + np.outer(Kb, Kb) / s
+            Ki[:n, n] = -Kb / s
+            Ki[n, :n] = -Kb / s
+            Ki[n, n] = 1.0 / s
         else:
-            self.Kbar_inv_[0, 0] = 1.0 / c
+            Ki[0, 0] = 1.0 / c
+        self.Kbar_inv_ = Ki
         self.p_[n] = p
         self._sv_append(x, 0.0)
         self.changed_ = True
+
+    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Test-then-train over a chunk: the rounds between dictionary changes in one numba
+        call (:func:`~streamlearn.kernels.forks_budget.pnk_loop`), the change itself
+        (block inverse, eigen-embedding at the next round) in NumPy; identical to the
+        per-sample loop (same BLAS products, same random draws)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        Y = pm1_labels(y)
+        n = X.shape[0]
+        out = np.empty(n, dtype=np.int64)
+        scores = np.empty(n)
+        C = 0.0 if self.proj_bound is None else float(self.proj_bound)
+        cw = float(self.ons_sigma + self.ons_eta)
+        i = 0
+        while i < n:
+            if self._cache is not None:
+                f = self._step(X[i], y[i])
+                scores[i] = f
+                out[i] = 1 if f >= 0.0 else 0
+                i += 1
+                continue
+            if self.changed_:
+                self._restart()
+            ns = self.n_sv_
+            kors = self.max_dict is None or ns < int(self.max_dict)
+            status, stop, p = pnk_loop(
+                X, Y, i, n, self.sv_, ns, self.gamma_, self.P_, self.v_, self.Ainv_,
+                self._w, self._u, C, self.proj_bound is not None, cw, self.loss_code_,
+                self.p_, self.Kbar_inv_, float(self.ridge), float(self.eps),
+                float(self.beta), kors, self._rng, self._krow, out, scores)
+            if status != 0:
+                raise UserError(f"{type(self).__name__} produced a non-finite score (NaN/inf "
+                                "in the input?). Check the stream or rescale the features.")
+            self.t_ += stop - i
+            if p > 0.0:  # round stop - 1 was accepted into the dictionary
+                self._accept(X[stop - 1], p)
+            i = stop
+        self.chunk_scores_ = scores
+        return out
 
     def _grow(self) -> None:
         n, cap = self.n_sv_, 2 * self.sv_.shape[0]
@@ -479,8 +532,5 @@ class PROSNKONS(KernelBinaryClassifier):
         sv[:n] = self.sv_[:n]
         coef, p = np.zeros(cap), np.zeros(cap)
         p[:n] = self.p_[:n]
-        Ki = np.zeros((cap, cap))
-        Ki[:n, :n] = self.Kbar_inv_[:n, :n]
-        self.sv_, self.coef_, self.p_, self.Kbar_inv_ = sv, coef, p, Ki
+        self.sv_, self.coef_, self.p_ = sv, coef, p
         self._krow = np.zeros(cap)
-

@@ -7,6 +7,11 @@ Sketching and Decomposition* (FORKS). The Gaussian kernel is
 The explicit feature map is ``phi(x) = Z^T m(x)`` with ``m(x)`` the kernel values against the
 landmarks (Eq. 5); the second-order step is Eq. (10) with the Sherman–Morrison inverse
 (Sec. 3.5); the first-order step is SkeGD's ``w <- w - eta (l'(f, y) z + lam w)``.
+Fused loops: FORKS/SkeGD stage 1 (:func:`kernel_ogd_fill`), their regular stage-2 rounds
+(:func:`sketch_stage2_loop`) and the PROS-N-KONS rounds between dictionary changes
+(:func:`pnk_loop`). Inner products of the fused loops that the per-sample Python path
+computes with NumPy's BLAS (``@``) use ``np.dot`` here, which numba routes to the same
+BLAS routine (ddot/dgemv), so the fused and per-sample paths round alike.
 
 Arrays and scalars only; labels are ``+1.0 / -1.0`` floats; losses are int codes
 (:class:`LossCode`). Kernels return an int status (:class:`KernelStatus`).
@@ -27,8 +32,10 @@ __all__ = [
     "first_order_step",
     "gauss_matrix",
     "gauss_row",
+    "kernel_ogd_fill",
     "ons_score",
     "ons_step",
+    "pnk_loop",
     "sketch_stage2_loop",
 ]
 
@@ -194,3 +201,84 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
         else:
             first_order_step(z, f, Y[t], loss, eta, lam, v)
     return 0
+
+
+@njit(cache=True)
+def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.ndarray,
+                    coef: np.ndarray, n: int, gamma: float, eta: float, loss: int,
+                    krow: np.ndarray, preds: np.ndarray,
+                    scores: np.ndarray) -> tuple[int, int, int]:
+    """Stage 1 of FORKS/SkeGD (Alg. 1 l.3-7): kernel OGD ``f = sum_i a_i kappa(x_i, x)``;
+    a round with ``l'(f, y) != 0`` appends ``x`` with ``a = -eta l'(f, y)``. Rounds
+    ``start..stop-1`` test-then-train, stopping after the round that fills the buffer
+    (``n == S.shape[0]``). Returns ``(status, end, n)``: the :class:`KernelStatus`, the
+    first round not run (with ``NONFINITE``: the round whose score is not finite) and the
+    new number of stored points."""
+    cap = S.shape[0]
+    d = X.shape[1]
+    for t in range(start, stop):
+        if n == 0:
+            f = 0.0
+        else:
+            gauss_row(S, n, X[t], gamma, krow)
+            f = np.dot(krow[:n], coef[:n])
+        if not np.isfinite(f):
+            return 1, t, n
+        preds[t] = 1 if f >= 0.0 else 0
+        scores[t] = f
+        dl = dloss(f, Y[t], loss)
+        if dl != 0.0:
+            for j in range(d):
+                S[n, j] = X[t, j]
+            coef[n] = -eta * dl
+            n += 1
+            if n == cap:
+                return 0, t + 1, n
+    return 0, stop, n
+
+
+@njit(cache=True)
+def pnk_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.ndarray, n: int,
+             gamma: float, P: np.ndarray, v: np.ndarray, Ainv: np.ndarray, w: np.ndarray,
+             u: np.ndarray, C: float, project: bool, cw: float, loss: int, p: np.ndarray,
+             Kinv: np.ndarray, ridge: float, eps: float, beta: float, kors: bool,
+             rng: np.random.Generator, krow: np.ndarray, preds: np.ndarray,
+             scores: np.ndarray) -> tuple[int, int, float]:
+    """PROS-N-KONS rounds ``start..stop-1`` with a fixed dictionary of ``n`` points
+    (spec Sec. 8.9): embedding ``z = P k(x)``, the ONS score and step of FORKS Eq. (10),
+    then (if ``kors``) the KORS test: ``tau = (1 + eps) / ridge * max(0, 1 - kb^T Kinv kb)``
+    with ``kb = k / sqrt(p)``, accept ``x`` with probability ``min(beta tau, 1)`` (one
+    ``rng.random()`` per round with a positive probability). Stops after an accepted
+    round (the caller updates ``Kinv``, appends ``x`` and restarts the ONS state); the
+    kernel row of that round is left in ``krow[:n]``. Returns ``(status, end, p_acc)``:
+    the :class:`KernelStatus`, the first round not run and the acceptance probability
+    of the accepted round (0 if none)."""
+    z = np.zeros(0)
+    for t in range(start, stop):
+        if n == 0:
+            f = 0.0
+        else:
+            gauss_row(S, n, X[t], gamma, krow)
+            z = np.dot(P, krow[:n])
+            f = ons_score(z, v, Ainv, C, project, w, u)
+        if not np.isfinite(f):
+            return 1, t, 0.0
+        preds[t] = 1 if f >= 0.0 else 0
+        scores[t] = f
+        if n > 0:
+            ons_step(z, w, f, Y[t], loss, cw, Ainv, v, u)
+        if not kors:
+            continue
+        if n > 0:
+            kb = krow[:n] / np.sqrt(p[:n])
+            q = np.dot(Kinv, kb)
+            r = 1.0 - np.dot(kb, q)
+            tau = (1.0 + eps) / ridge * (r if r > 0.0 else 0.0)
+        else:
+            tau = (1.0 + eps) / ridge
+        bt = beta * tau
+        pt = 1.0 if 1.0 < bt else bt
+        if pt <= 0.0 or rng.random() >= pt:
+            continue
+        return 0, t + 1, pt
+    return 0, stop, 0.0

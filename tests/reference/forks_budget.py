@@ -176,3 +176,61 @@ def projectron(X: np.ndarray, Y: np.ndarray, gamma: float, B: int) -> np.ndarray
             sv.append(x)
             a = np.append(a, y)
     return np.array(out)
+
+
+# --------------------------------------------------------------------------------------
+# fused loops: FORKS/SkeGD stage 1 and the PROS-N-KONS rounds between dictionary changes
+# --------------------------------------------------------------------------------------
+
+
+def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, S: np.ndarray, coef: np.ndarray, n: int,
+                    gamma: float, eta: float, loss: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Stage-1 kernel OGD until the buffer ``S`` is full or ``X`` ends: predictions,
+    scores, the buffer and coefficients, the number stored and the rounds run."""
+    S, coef = S.copy(), coef.copy()
+    preds, scores = [], []
+    for t in range(X.shape[0]):
+        f = float(np.sum(gauss_row(S[:n], X[t], gamma) * coef[:n])) if n else 0.0
+        preds.append(1 if f >= 0 else 0)
+        scores.append(f)
+        dl = dloss(f, Y[t], loss)
+        if dl != 0.0:
+            S[n], coef[n] = X[t], -eta * dl
+            n += 1
+            if n == S.shape[0]:
+                break
+    return np.array(preds), np.array(scores), S, coef, n, len(preds)
+
+
+def pnk_loop(X: np.ndarray, Y: np.ndarray, S: np.ndarray, gamma: float, P: np.ndarray,
+             v: np.ndarray, Ainv: np.ndarray, C: float, project: bool, cw: float, loss: int,
+             p: np.ndarray, Kinv: np.ndarray, ridge: float, eps: float, beta: float,
+             kors: bool, rng: np.random.Generator
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """PROS-N-KONS with the fixed dictionary ``S`` (spec Sec. 8.9) until the first
+    accepted round: predictions, scores, final ``v`` and ``A^{-1}``, the rounds run and
+    the acceptance probability of the accepted round (0 if none)."""
+    v, Ainv = v.copy(), Ainv.copy()
+    n = S.shape[0]
+    preds, scores = [], []
+    for t in range(X.shape[0]):
+        k = gauss_row(S, X[t], gamma)
+        if n:
+            z = P @ k
+            f, w = ons_score(z, v, Ainv, C, project)
+        else:
+            f = 0.0
+        preds.append(1 if f >= 0 else 0)
+        scores.append(f)
+        if n:
+            Ainv, v = ons_step(z, w, f, Y[t], loss, cw, Ainv)
+        if not kors:
+            continue
+        kb = k / np.sqrt(p)
+        tau = (1.0 + eps) / ridge * max(0.0, 1.0 - float(kb @ Kinv @ kb)) if n else \
+            (1.0 + eps) / ridge
+        pt = min(beta * tau, 1.0)
+        if pt > 0.0 and rng.random() < pt:
+            return np.array(preds), np.array(scores), v, Ainv, t + 1, pt
+    return np.array(preds), np.array(scores), v, Ainv, X.shape[0], 0.0
