@@ -143,17 +143,22 @@ def test_nogd_transfer_keeps_the_kernel_model_on_its_span() -> None:
                     atol=1e-6)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_pros_n_kons_kors_inverse_and_embedding(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "sigma", "max_dict", "n_min"),
+                         [(0, SIGMA, 80, 1), (1, SIGMA, 80, 1), (2, SIGMA, 80, 1),
+                          (0, 1.5, None, 65), (3, 1.5, None, 65)])
+def test_pros_n_kons_kors_inverse_and_embedding(seed: int, sigma: float,
+                                                max_dict: int | None, n_min: int) -> None:
     """The incrementally grown (W^1/2 K_I W^1/2 + ridge I)^{-1} equals the direct inverse,
-    and the embedding P satisfies P K_I P^T = I on the kept rank."""
-    X, y = _stream(seed, n=300)
-    m = PROSNKONS(sigma=SIGMA, seed=seed, max_dict=80)
-    _run(m, X, y)
+    also past a growth of the storage (64 -> 128 points, uncapped), and the embedding P
+    satisfies P K_I P^T = I on the kept rank."""
+    X, y = _stream(seed, n=300 if max_dict else 600)
+    m = PROSNKONS(sigma=sigma, seed=seed, max_dict=max_dict)
+    m.reset(X.shape[1], 2)
+    m.predict_learn_many(X, y)
     n = m.n_sv_
-    assert 1 < n <= 80
+    assert n_min < n <= (max_dict or 600)
     W = np.diag(1.0 / np.sqrt(m.p_[:n]))
-    K = gauss_matrix(m.sv_[:n], m.sv_[:n], GAMMA)
+    K = gauss_matrix(m.sv_[:n], m.sv_[:n], m.gamma_)
     direct = np.linalg.inv(W @ K @ W + m.ridge * np.eye(n))
     assert_allclose(m.Kbar_inv_[:n, :n], direct, rtol=1e-7, atol=1e-9)
     m._restart()

@@ -532,5 +532,7 @@ class PROSNKONS(KernelBinaryClassifier):
         sv[:n] = self.sv_[:n]
         coef, p = np.zeros(cap), np.zeros(cap)
         p[:n] = self.p_[:n]
+        krow = np.zeros(cap)
+        krow[:n] = self._krow[:n]  # the row of the point being added (used after growth)
         self.sv_, self.coef_, self.p_ = sv, coef, p
-        self._krow = np.zeros(cap)
+        self._krow = krow
