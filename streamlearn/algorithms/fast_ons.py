@@ -15,6 +15,7 @@ from streamlearn.kernels.online_newton_step import (
     SeriesStatus,
     fast_ons_chunk,
     fast_ons_finish,
+    fast_ons_predict,
     fast_ons_rebuild,
 )
 from streamlearn.registry import register_algorithm
@@ -83,6 +84,10 @@ class FastONS(DelayLineRegressor):
 
     def _intercept(self) -> float:
         return float(self.sc_[3]) if self.offset else 0.0
+
+    def predict_one(self, x: np.ndarray) -> float:
+        return float(fast_ons_predict(self.w_, self.xt_, float(x[0]), self.L0_, self.L1_,
+                                      self.M, self._intercept()))
 
     @property
     def min_one_minus_h2_(self) -> float:

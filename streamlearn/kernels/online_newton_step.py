@@ -36,6 +36,7 @@ __all__ = [
     "SeriesStatus",
     "fast_ons_chunk",
     "fast_ons_finish",
+    "fast_ons_predict",
     "fast_ons_rebuild",
     "ogd_series_chunk",
     "ons_series_chunk",
@@ -52,12 +53,12 @@ class SeriesStatus(IntEnum):
 
 # Consistency checks of the fast recursion (paper's pitfall list): eta_t >= 1 and the
 # last entry of the post-array's first column (exactly 0 in exact arithmetic), relative to
-# that column's norm.
+# sqrt(eta_t) and the entries of the row it is computed from.
 _ETA_FLOOR = 1.0 - 1e-8
 _RESID_REL = 1e-8
 
 
-# The O(M) reductions (dot products, sums of squares) may be reassociated so that LLVM
+# The O(M) reductions (dot products) may be reassociated so that LLVM
 # vectorises them: a strictly ordered sum is one dependent add per element, and made
 # every kernel here latency-bound (3-8x slower at M >= 128). Only these helpers carry
 # the flag; the rotations and updates keep IEEE order. Predictions then differ from a
@@ -75,13 +76,37 @@ def _dot_window(w: np.ndarray, xt: np.ndarray, M: int) -> float:
 
 
 @njit(cache=True, fastmath=_REDUCE)
-def _dot2(x: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> tuple[float, float]:
+def _lag_dot3(xt: np.ndarray, x_new: float, lag: np.ndarray, w: np.ndarray, a: np.ndarray,
+              b: np.ndarray, M: int) -> tuple[float, float, float]:
+    """Fast ONS's one pass over the delay line ``xt`` (``M + 1`` entries): the lag products
+    ``lag[d] += x_new xt[d]`` (no reduction, so exact) and the dot products ``w^T x_t``
+    (first ``M`` entries), ``xt^T a`` and ``xt^T b`` (all ``M + 1``)."""
+    sw = 0.0
     sa = 0.0
     sb = 0.0
-    for j in range(n):
-        sa += x[j] * a[j]
-        sb += x[j] * b[j]
-    return sa, sb
+    for j in range(M):
+        v = xt[j]
+        lag[j] += x_new * v
+        sw += w[j] * v
+        sa += v * a[j]
+        sb += v * b[j]
+    v = xt[M]
+    lag[M] += x_new * v
+    return sw, sa + v * a[M], sb + v * b[M]
+
+
+@njit(cache=True)
+def fast_ons_predict(w: np.ndarray, xt: np.ndarray, x_new: float, L0: np.ndarray,
+                     L1: np.ndarray, M: int, c: float) -> float:
+    """Fast ONS's prediction after ``x_new`` enters the delay line, without changing any
+    state: the same reduction as :func:`fast_ons_chunk`, so the per-sample path gives
+    identical predictions."""
+    window = np.empty(M + 1)
+    window[0] = x_new
+    for j in range(1, M + 1):
+        window[j] = xt[j - 1]
+    scratch = np.zeros(M + 1)
+    return _lag_dot3(window, 0.0, scratch, w, L0, L1, M)[0] + c
 
 
 @njit(cache=True)
@@ -220,14 +245,11 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
     for i in range(n):
         x_new = xin[i]
         _shift_in(xt, x_new)
-        for d in range(M + 1):
-            lag[d] += x_new * xt[d]
-        yhat = _dot_window(w, xt, M)
+        yhat, a, b = _lag_dot3(xt, x_new, lag, w, L0, L1, M)
         if offset:
             yhat += sc[3]
         out[i] = yhat
         e = yin[i] - yhat
-        a, b = _dot2(xt, L0, L1, M + 1)
         s = sc[0]
         r = math.hypot(s, a)
         cg = s / r
@@ -261,11 +283,11 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
         L0[M] = -sg * p0 + cg * p1
         resid = g * (q0 - h * p2)
         L1[M] = g * (p2 - h * q0)
-        nrm = _dot_window(rho, rho, M)
-        # the residual is judged against the norm of the whole first post-array column
-        # [sqrt(eta_t); rho_t; resid] (>= 1): against ||rho_t|| alone, a window of exact
-        # zeros (silence in speech: rho_t = 0) flagged its rounding-level residual
-        if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * math.sqrt(nrm + s_new * s_new):
+        # the residual is judged against sqrt(eta_t) (>= 1) and the entries it is computed
+        # from: against ||rho_t||, a window of exact zeros (silence in speech: rho_t = 0)
+        # flagged its rounding-level residual
+        if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * (
+                s_new + abs(p0) + abs(p1) + abs(p2)):
             return SeriesStatus.BREAKDOWN, i
         sc[0] = s_new
         fast_ons_finish(w, rho, xt, u, ssum, sc, M, offset, alpha, inv_mu, eps, e)
