@@ -57,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("config")
     ap.add_argument("--perms", type=int, default=5)
-    ap.add_argument("--grid", default="full", help="'full' (25 values) or 'integer' (13)")
+    ap.add_argument("--grid", default="full",
+                    help="'full' (25 values), 'integer' (13) or 'LO:HI' (the full grid's "
+                         "values with LO <= log2 sigma <= HI)")
     ap.add_argument("--only", default="", help="comma-separated algorithm labels")
     ap.add_argument("--max-seconds", type=float, default=60.0)
     ap.add_argument("--data-dir", default=None)
@@ -65,7 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     registry.load_all()
     cfg = load_config(args.config)
-    grid = GRID if args.grid == "full" else [g for g in GRID if g == int(g)]
+    if args.grid == "full":
+        grid = GRID
+    elif args.grid == "integer":
+        grid = [g for g in GRID if g == int(g)]
+    else:
+        lo, hi = (float(v) for v in args.grid.split(":"))
+        grid = [g for g in GRID if lo <= g <= hi]
     scfg = cfg.streams[0]
     datas = [prepare_stream(scfg, seed, args.data_dir) for seed in cfg.seeds[: args.perms]]
     out = Path("results/forks/sigma")
@@ -78,15 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         best = (np.inf, None)
         for lg in grid:
             errs = []
+            failed = ""
             for data, seed in zip(datas, cfg.seeds, strict=False):
-                e = run_one(acfg, 2.0 ** lg, data, seed, args.max_seconds)
+                try:
+                    e = run_one(acfg, 2.0 ** lg, data, seed, args.max_seconds)
+                except np.linalg.LinAlgError:  # e.g. PROS-N-KONS's eigh not converging
+                    failed = "linalg_error"
+                    break
                 if e is None:
-                    errs = None
+                    failed = "timeout"
                     break
                 errs.append(100 * e)
-            if errs is None:
-                rows.append([acfg.label, lg, "timeout", "", 0])
-                print(f"{acfg.label:12s} log2 sigma {lg:5.1f}: timeout", flush=True)
+            if failed:
+                rows.append([acfg.label, lg, failed, "", 0])
+                print(f"{acfg.label:12s} log2 sigma {lg:5.1f}: {failed}", flush=True)
                 continue
             m, sd = float(np.mean(errs)), float(np.std(errs, ddof=1)) if len(errs) > 1 else 0.0
             rows.append([acfg.label, lg, f"{m:.3f}", f"{sd:.3f}", len(errs)])
@@ -104,7 +117,9 @@ def save(path: Path, rows: list, args: argparse.Namespace, chosen: dict) -> None
     old = []
     if path.exists() and args.only:
         with open(path, newline="") as fh:
-            old = [r for r in list(csv.reader(fh))[1:] if r[0] not in {x[0] for x in rows}]
+            # rows of other algorithms, and of sigmas outside this run's grid, are kept
+            done = {(x[0], float(x[1])) for x in rows}
+            old = [r for r in list(csv.reader(fh))[1:] if (r[0], float(r[1])) not in done]
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["algorithm", "log2_sigma", "mistake_rate_mean", "mistake_rate_sd", "perms"])
