@@ -56,9 +56,10 @@ def per_sample_ns(name: str, M: int, series: np.ndarray, repeat: int) -> float:
     return 1e9 * best / y.size
 
 
-def overhead(n: int, M: int, repeat: int) -> dict[str, float]:
-    """Wall time of the protocol's whole run (chunked engine, metric curves) against the
-    learner's own time, on a series of n predictions."""
+def _protocol_run(n: int, M: int) -> tuple[PrequentialSeriesRegression, PreparedData,
+                                            RunContext]:
+    """The series protocol, its prepared data (the speech-like series tiled to n + 1
+    values) and a run context with MSE/MAE curves; the learner's kernels compiled."""
     base = SpeechLikeSeries(n_samples=500_001, seed=0).to_arrays()[1]
     series = tile(base, n + 1)
     proto = PrequentialSeriesRegression()
@@ -66,6 +67,13 @@ def overhead(n: int, M: int, repeat: int) -> dict[str, float]:
                         n_classes=None, extra={"series": series})
     ctx = RunContext(metrics=("mse", "mae"), checkpoints=200, chunk_size=100_000)
     proto.warm_up(FastONS(M=M), data)
+    return proto, data, ctx
+
+
+def overhead(n: int, M: int, repeat: int) -> dict[str, float]:
+    """Wall time of the protocol's whole run (chunked engine, metric curves) against the
+    learner's own time, on a series of n predictions."""
+    proto, data, ctx = _protocol_run(n, M)
     best_wall, best_learner = np.inf, np.inf
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -84,13 +92,7 @@ def overhead(n: int, M: int, repeat: int) -> dict[str, float]:
 
 
 def peak_bytes(n: int, M: int) -> int:
-    base = SpeechLikeSeries(n_samples=200_001, seed=0).to_arrays()[1]
-    series = tile(base, n + 1)
-    proto = PrequentialSeriesRegression()
-    data = PreparedData(X=series[:-1, None], y=series[1:], info={"label": "bench"},
-                        n_classes=None, extra={"series": series})
-    ctx = RunContext(metrics=("mse", "mae"), checkpoints=200, chunk_size=100_000)
-    proto.warm_up(FastONS(M=M), data)
+    proto, data, ctx = _protocol_run(n, M)
     tracemalloc.start()
     proto.run(FastONS(M=M), data, ctx)
     peak = tracemalloc.get_traced_memory()[1]
