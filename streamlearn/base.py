@@ -495,6 +495,9 @@ class RunContext:
     chunk_size: int = 1000
     fused: bool = True
     on_progress: Any = None  # Callable[[int, int], None]: (done, total) in protocol units
+    #: False when nobody needs the per-sample predictions afterwards (they are not saved):
+    #: a protocol may then compute its metrics while streaming and not hold them all
+    keep_predictions: bool = True
 
 
 @dataclass

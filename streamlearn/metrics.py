@@ -249,8 +249,14 @@ class MCC(CountMetric):
 _BLOCK = 1 << 20
 
 
+def streamed_key(loss: Loss) -> str:
+    """The metric-context entry holding a loss's running sums at the checkpoints when the
+    protocol computed them while streaming (``loss_sums_chunk``)."""
+    return f"loss_sums_{int(loss)}"
+
+
 def cumulative_loss_at(loss: Any, y_true: np.ndarray, y_pred: np.ndarray,
-                       at: np.ndarray) -> np.ndarray:
+                       at: np.ndarray, context: MetricContext | None = None) -> np.ndarray:
     """``sum_{t < T} loss(y_true_t, y_pred_t)`` for every ``T`` in ``at`` (increasing,
     1-based). ``loss`` is a :class:`~streamlearn.kernels.running_sums.Loss` code (one
     compiled pass, no temporaries) or any elementwise function of ``(y_true, y_pred)``
@@ -258,6 +264,12 @@ def cumulative_loss_at(loss: Any, y_true: np.ndarray, y_pred: np.ndarray,
     memory rather than several n-sized temporaries. Either way each running sum is
     sequential and bit-identical to one ``np.cumsum`` over the whole series."""
     at = np.asarray(at, dtype=np.int64)
+    if isinstance(loss, Loss) and context is not None and streamed_key(loss) in context.extra:
+        # summed while the protocol streamed the predictions (same kernel, same order)
+        sums = context.extra[streamed_key(loss)]
+        if sums.shape != at.shape:
+            raise ValueError("the streamed running sums were taken at other checkpoints")
+        return sums
     if isinstance(loss, Loss):
         return loss_sums_at(np.ascontiguousarray(y_true, dtype=np.float64),
                             np.ascontiguousarray(y_pred, dtype=np.float64), at, int(loss))
@@ -310,7 +322,7 @@ class RegressionMetric(Metric):
               context: MetricContext) -> np.ndarray:
         at = np.asarray(at, dtype=np.int64)
         loss = cls._loss if cls.loss_code is None else cls.loss_code
-        return cumulative_loss_at(loss, y_true, y_pred, at) / at
+        return cumulative_loss_at(loss, y_true, y_pred, at, context) / at
 
 
 @register_metric("mse")

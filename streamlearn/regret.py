@@ -104,7 +104,7 @@ class _RegretMetric(Metric):
         cap = int(context.get("regret_max_samples")[0])
         inputs = series[:-1]
         at = np.asarray(at, dtype=np.int64)
-        cum_at = cumulative_loss_at(cls.loss_code, y_true, y_pred, at)
+        cum_at = cumulative_loss_at(cls.loss_code, y_true, y_pred, at, context)
         out = np.full(at.shape, np.nan)
         solvable = at[at <= cap]
         if solvable.size:
@@ -158,6 +158,7 @@ class CumulativeAbsoluteLoss(Metric):
 
     task: ClassVar[str] = "regression"
     label = "Cum. abs. loss"
+    loss_code = Loss.ABSOLUTE
     bigger_is_better: ClassVar[bool] = False
     precision: ClassVar[int] = 5
     notation: ClassVar[str] = "general"
@@ -165,4 +166,4 @@ class CumulativeAbsoluteLoss(Metric):
     @classmethod
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
-        return cumulative_loss_at(Loss.ABSOLUTE, y_true, y_pred, at)
+        return cumulative_loss_at(Loss.ABSOLUTE, y_true, y_pred, at, context)

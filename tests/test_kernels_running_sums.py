@@ -30,3 +30,23 @@ def test_prefix_checkpoints_only_read_the_prefix():
     y, p = np.arange(10.0), np.zeros(10)
     np.testing.assert_array_equal(loss_sums_at(y, p, np.array([3]), int(Loss.ABSOLUTE)),
                                   [3.0])
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 5000])
+@pytest.mark.parametrize("loss", [Loss.SQUARED, Loss.ABSOLUTE])
+def test_chunked_sums_equal_the_whole_pass(chunk, loss):
+    """Fed the chunks in order, the streaming kernel writes exactly the values of one pass
+    over the whole arrays (and of the NumPy reference)."""
+    from streamlearn.kernels.running_sums import loss_sums_chunk
+
+    rng = np.random.default_rng(chunk)
+    n = 1000
+    y, p = rng.normal(size=n), rng.normal(size=n)
+    at = np.unique(np.concatenate([[1, n], rng.integers(1, n + 1, size=11)]))
+    out = np.full(at.shape, np.nan)
+    k, carry = 0, 0.0
+    for s in range(0, n, chunk):
+        k, carry = loss_sums_chunk(y[s:s + chunk], p[s:s + chunk], s, at, k, carry,
+                                   int(loss), out)
+    assert k == at.size
+    np.testing.assert_array_equal(out, reference(y, p, at, int(loss)))

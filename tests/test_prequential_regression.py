@@ -275,3 +275,49 @@ def test_parallel_runs_and_resume_like_the_other_protocols(tmp_path, capsys):
     assert len(a) == 4 and a == b
     rc, text = _run(one, cfg, capsys)
     assert rc == 0 and "0 to run" in " ".join(text.split()), text
+
+
+def test_streamed_metrics_equal_those_from_the_saved_predictions(tmp_path, capsys):
+    """Without save_predictions the protocol sums the losses chunk by chunk and never holds
+    the predictions: metrics and curves (regret past its cap included) are bit-identical
+    to the run that keeps and saves them."""
+    cfg = _cfg(protocol={"name": "prequential-regression",
+                         "params": {"regret_max_samples": 250}})
+    cfg["algorithms"] = [cfg["algorithms"][1], cfg["algorithms"][3]]
+    cfg["evaluation"] = {"checkpoints": 7, "chunk_size": 64, "save_predictions": True}
+    kept, streamed = tmp_path / "kept", tmp_path / "streamed"
+    kept.mkdir()
+    streamed.mkdir()
+    rc, text = _run(kept, cfg, capsys)
+    assert rc == 0, text
+    cfg["evaluation"]["save_predictions"] = False
+    rc, text = _run(streamed, cfg, capsys)
+    assert rc == 0, text
+    a, b = _records(kept), _records(streamed)
+    assert set(a) == set(b) == {"F-ONS", "OGD"}
+    for name in a:
+        assert a[name]["metrics"] == b[name]["metrics"]
+        assert a[name]["curves"] == b[name]["curves"]
+    assert not list((streamed / "out" / "runs").glob("*.npz"))
+
+
+def test_streaming_holds_no_prediction_array():
+    """The engine with keep_predictions=False hands each chunk to the callback and keeps
+    one chunk's buffer only."""
+    from streamlearn.algorithms.fast_ons import FastONS
+    from streamlearn.evaluation.prequential import run_prequential
+    from tests.reference.online_newton_step import ar2_series
+
+    s = ar2_series(1001, seed=4)
+    X, y = s[:-1, None], s[1:]
+    learner = FastONS(M=4)
+    learner.reset(1, None)
+    whole = run_prequential(learner, X, y, chunk_size=128).y_pred
+    seen = []
+    learner = FastONS(M=4)
+    learner.reset(1, None)
+    out = run_prequential(learner, X, y, chunk_size=128, keep_predictions=False,
+                          on_predictions=lambda start, p: seen.append((start, p.copy())))
+    assert out.y_pred.size == 0
+    assert [st for st, _ in seen] == list(range(0, 1000, 128))
+    np.testing.assert_array_equal(np.concatenate([p for _, p in seen]), whole)

@@ -42,6 +42,8 @@ def run_prequential(
     use_many: bool = True,
     on_chunk: Callable[[int], None] | None = None,
     record_scores: bool = False,
+    on_predictions: Callable[[int, np.ndarray], None] | None = None,
+    keep_predictions: bool = True,
 ) -> PrequentialOutput:
     """Run ``learner`` test-then-train over ``(X, y)``; the learner must be ``reset``.
 
@@ -61,10 +63,18 @@ def run_prequential(
         Also collect each round's real score from a learner tagged ``"scores"``
         (``chunk_scores_`` after a fused chunk, ``last_score_`` after ``predict_one``;
         read outside the timed calls).
+    on_predictions
+        Called after each chunk (outside the timed calls) with the chunk's first sample
+        index and its predictions, e.g. to accumulate metrics while streaming.
+    keep_predictions
+        ``False``: do not hold the whole prediction array (one chunk's worth is reused;
+        ``y_pred`` of the output is then empty), so that memory does not grow with ``n``;
+        the predictions reach the caller through ``on_predictions`` only.
     """
     n = X.shape[0]
     classification = learner.task == "classification"
-    y_pred = np.empty(n, dtype=np.int64 if classification else np.float64)
+    dtype = np.int64 if classification else np.float64
+    y_pred = np.empty(n if keep_predictions else min(n, chunk_size), dtype=dtype)
     fused = use_many and has_predict_learn_many(learner)
     # optional: ``predict_learn_into(X, y, out)`` is ``predict_learn_many`` writing into the
     # engine's own prediction array (no per-chunk array, no copy; on a 1e7-sample series
@@ -81,15 +91,17 @@ def run_prequential(
     for c, start in enumerate(range(0, n, chunk_size)):
         stop = min(start + chunk_size, n)
         Xc, yc = X[start:stop], y[start:stop]
+        # where this chunk's predictions go: the whole array, or the reused chunk buffer
+        lo = start if keep_predictions else 0
         if fused and into is not None:
             t0 = clock()
-            into(Xc, yc, y_pred[start:stop])
+            into(Xc, yc, y_pred[lo:lo + stop - start])
             chunk_seconds[c] = clock() - t0
         elif fused:
             t0 = clock()
             out = learner.predict_learn_many(Xc, yc)  # type: ignore[attr-defined]
             chunk_seconds[c] = clock() - t0
-            y_pred[start:stop] = out
+            y_pred[lo:lo + stop - start] = out
             if scores is not None:
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
@@ -104,7 +116,7 @@ def run_prequential(
                 t1 = clock()
                 learn_one(xi, yi)
                 t2 = clock()
-                y_pred[start + i] = p
+                y_pred[lo + i] = p
                 if scores is not None:
                     scores[start + i] = learner.last_score_  # type: ignore[attr-defined]
                 c_pred += t1 - t0
@@ -114,10 +126,12 @@ def run_prequential(
             t_learn += c_learn
             chunk_seconds[c] = c_pred + c_learn
         chunk_sizes[c] = stop - start
+        if on_predictions is not None:
+            on_predictions(start, y_pred[lo:lo + stop - start])
         if on_chunk is not None:
             on_chunk(stop)
     return PrequentialOutput(
-        y_pred=y_pred,
+        y_pred=y_pred if keep_predictions else y_pred[:0],
         predict_seconds=float("nan") if fused else t_pred,
         learn_seconds=float("nan") if fused else t_learn,
         total_seconds=float(chunk_seconds.sum()),

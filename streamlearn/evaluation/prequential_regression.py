@@ -36,6 +36,8 @@ from streamlearn.evaluation.protocols import (
     prequential_timing,
     score_curves,
 )
+from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
+from streamlearn.metrics import streamed_key
 from streamlearn.registry import get_metric, register_protocol
 from streamlearn.regret import lag_windows
 
@@ -140,20 +142,42 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         n = X.shape[0]
         learner.reset(X.shape[1], None)
         progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
-        out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
-                              use_many=ctx.fused, on_chunk=progress)
         at = checkpoint_positions(n, ctx.checkpoints)
         capped = [m for m in ctx.metrics if "regret_max_samples" in get_metric(m).requires]
         if capped and n > self.regret_max_samples:
             # the comparator is solved up to the cap only: the cap is a checkpoint, and the
             # final value of those metrics is the one on that documented prefix
             at = np.union1d(at, [self.regret_max_samples])
+        # Streaming: when the predictions are not saved and every metric is a running sum
+        # of a per-sample loss, the sums at the checkpoints are taken chunk by chunk, so
+        # a run holds no n-sized array besides the series (bit-identical to the whole pass)
+        codes = [getattr(get_metric(m), "loss_code", None) for m in ctx.metrics]
+        streamed: dict[str, np.ndarray] = {}
+        on_predictions = None
+        if not ctx.keep_predictions and all(c is not None for c in codes):
+            losses = sorted({Loss(c) for c in codes if c is not None})
+            done = {c: 0 for c in losses}  # checkpoints written so far, per loss
+            carry = {c: 0.0 for c in losses}  # running sum so far, per loss
+            streamed = {streamed_key(c): np.full(at.shape, np.nan) for c in losses}
+
+            def on_predictions(start: int, pred: np.ndarray) -> None:
+                truth = data.y[start:start + pred.size]
+                for c in losses:
+                    done[c], carry[c] = loss_sums_chunk(
+                        truth, pred, start, at, done[c], carry[c], int(c),
+                        streamed[streamed_key(c)])
+
+        out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
+                              use_many=ctx.fused, on_chunk=progress,
+                              on_predictions=on_predictions,
+                              keep_predictions=on_predictions is None)
         intercept = bool(getattr(learner, "offset", False))
         context = MetricContext(X=X, extra={
             "series": data.extra["series"],
             "lags": np.array([self._window(learner)]),
             "intercept": np.array([int(intercept)]),
             "regret_max_samples": np.array([self.regret_max_samples]),
+            **streamed,
         })
         metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
         notes: dict[str, Any] = {}

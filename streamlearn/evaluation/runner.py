@@ -211,7 +211,8 @@ def compute_run(
     t_start = time.perf_counter()
     record = base_record(spec)
     ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
-                     chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress)
+                     chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress,
+                     keep_predictions=spec.save_predictions)
     with _single_thread_blas():
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)

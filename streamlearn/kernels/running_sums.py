@@ -15,7 +15,7 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-__all__ = ["Loss", "loss_sums_at"]
+__all__ = ["Loss", "loss_sums_at", "loss_sums_chunk"]
 
 
 class Loss(IntEnum):
@@ -43,3 +43,24 @@ def loss_sums_at(y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
             out[k] = acc
             k += 1
     return out
+
+
+@njit(cache=True)
+def loss_sums_chunk(y_true: np.ndarray, y_pred: np.ndarray, start: int, at: np.ndarray,
+                    k: int, carry: float, loss: int, out: np.ndarray) -> tuple[int, float]:
+    """:func:`loss_sums_at` one chunk at a time: ``y_true``/``y_pred`` hold samples
+    ``start .. start + len - 1``; ``carry`` is the sum before the chunk and ``k`` the first
+    checkpoint not yet written to ``out``. Returns the new ``(k, carry)``. Fed the chunks
+    in order, it writes the same (bit-identical) values as one call over the whole arrays,
+    without the whole predictions ever being held."""
+    acc = carry
+    for t in range(y_true.shape[0]):
+        e = y_true[t] - y_pred[t]
+        if loss == 0:
+            acc += e * e
+        else:
+            acc += abs(e)
+        while k < at.shape[0] and at[k] == start + t + 1:
+            out[k] = acc
+            k += 1
+    return k, acc
