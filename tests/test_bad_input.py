@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamlearn.cli import main
+from tests.cli_helpers import run_cli
 
 SMALL = {
     "name": "bad",
@@ -25,16 +25,7 @@ SMALL = {
 }
 
 
-def _run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    old = sys.argv
-    sys.argv = ["streamlearn", *args]
-    try:
-        with pytest.raises(SystemExit) as exc_info:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exc_info.value.code or 0), out.out + out.err
+_run_main = run_cli
 
 
 def _write(tmp_path: Path, cfg: dict, name: str = "c.yaml") -> Path:

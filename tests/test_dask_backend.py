@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn.cli import main
 from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.reporting.report import build_report
+from tests.cli_helpers import run_cli
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'streamlearn[dask]')")
@@ -85,16 +85,7 @@ def _table(out: Path) -> list[str]:
     return [r for r in (out / "summary.csv").read_text().splitlines() if "us_per_" not in r]
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    old = sys.argv
-    sys.argv = ["streamlearn", *args]
-    try:
-        with pytest.raises(SystemExit) as exc_info:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exc_info.value.code or 0), out.out + out.err
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")
