@@ -21,3 +21,17 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         sys.argv = old
     out = capsys.readouterr()
     return int(exc_info.value.code or 0), out.out + out.err
+
+
+def run_cli_split(args: list[str], monkeypatch: pytest.MonkeyPatch,
+                  capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Like :func:`run_cli`, with stdout and stderr apart (a non-int exit code counts
+    as 1)."""
+    monkeypatch.setattr(sys, "argv", ["streamlearn", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err

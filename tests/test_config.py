@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from streamlearn.cli import main
 from streamlearn.config import ConfigError, load_config, parse_config
+from tests.cli_helpers import run_cli_split
 
 GOOD = {
     "name": "t",
@@ -20,15 +19,7 @@ GOOD = {
 }
 
 
-def run_cli(args: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["streamlearn", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+run_cli = run_cli_split
 
 
 def _with(**changes):

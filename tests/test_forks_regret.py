@@ -7,7 +7,6 @@ expose no scores."""
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 
 import numpy as np
@@ -17,13 +16,13 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from streamlearn import registry
 from streamlearn.base import PreparedData, RunContext
-from streamlearn.cli import main
 from streamlearn.config import load_config
 from streamlearn.evaluation.prequential import run_prequential
 from streamlearn.evaluation.protocols import PrequentialClassification
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.kernels.forks_budget import gauss_matrix
 from streamlearn.regret_kernel import best_rkhs_loss_curve, group_ids
+from tests.cli_helpers import run_cli_split
 
 NINE = ["forks", "rbp", "bpa_s", "projectron", "bogd", "fogd", "nogd", "skegd", "pros_n_kons"]
 
@@ -198,15 +197,7 @@ def _config(tmp_path, algorithm: dict, metrics: list[str]):
     return path
 
 
-def _cli(args: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["streamlearn", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+_cli = run_cli_split
 
 
 @pytest.mark.parametrize("metric", ["regret_hinge", "regret_sq_hinge"])
