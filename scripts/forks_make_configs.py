@@ -430,3 +430,37 @@ metrics: [mistake_rate]
 outputs: {{dir: results/forks/kogd_sigma/{ds}, plots: [sweep]}}
 smoke: {{max_samples: 100}}
 """)
+
+
+def write_pnk_ridge(ds: str, repeats: int = 20) -> None:
+    """PROS-N-KONS at its Table-1 sigma over the KORS ridge gamma_r (spec Sec. 8.9 [R]: 1).
+
+    gamma_r sets how many points KORS admits to the dictionary, and PROS-N-KONS restarts
+    its ONS at every admission; the paper does not state it."""
+    stream, _N, _B, note = DATA[ds]
+    sigma = algo_sigma(f"configs/forks/table1_{ds}.yaml", "PROS-N-KONS")
+    Path(f"configs/forks/pnk_ridge_{ds}.yaml").write_text(f"""# FORKS (issue 11): PROS-N-KONS on {ds} at its Table-1 sigma ({sigma}) over the KORS ridge
+# gamma_r (spec Sec. 8.9 [R]: 1; the paper does not state it). gamma_r sets how many points
+# KORS admits to the dictionary, and PROS-N-KONS restarts its ONS at every admission.
+# {repeats} permutations (the Table-1 ones). {note}.
+#   streamlearn run configs/forks/pnk_ridge_{ds}.yaml --jobs 1
+name: forks_pnk_ridge_{ds}
+protocol: prequential-classification
+repeats: {repeats}
+streams:
+  - {stream}
+algorithms:
+  - name: pros_n_kons
+    label: "PROS-N-KONS ridge={{ridge:g}}"
+    params: {{sigma: {sigma}}}
+    sweep: {{ridge: [1, 4, 16, 64, 256]}}
+    smoke_params: {{max_dict: 50}}
+metrics: [mistake_rate]
+outputs: {{dir: results/forks/pnk_ridge/{ds}, plots: [sweep]}}
+smoke: {{max_samples: 300}}
+""")
+
+
+if __name__ == "__main__":
+    for _ds in DATA:
+        write_pnk_ridge(_ds)
