@@ -16,11 +16,68 @@ Sketching and Decomposition* (FORKS), Sec. 2.2, 3.2, 3.3 and App. B.1.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from streamlearn.kernels.forks_budget import gauss_matrix, gauss_row
+from streamlearn.kernels.forks_budget import (
+    gauss_gram,
+    gauss_matrix,
+    gauss_row,
+    scatter_add_rows,
+    sketch_gram,
+)
 
-__all__ = ["IncrementalSketch", "feature_matrix", "pinv", "tisvd", "top_k_eigh"]
+__all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
+           "top_k_eigh"]
+
+_blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
+_self_check: list[bool] = []  # the one-off check of sketch_gram against BLAS, per process
+
+
+def _dense_sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndarray:
+    Sp = np.zeros((K.shape[0], sp))
+    Sp[np.arange(K.shape[0]), h] = g
+    return Sp.T @ K @ Sp
+
+
+def sketch_gram_exact(sp: int) -> bool:
+    """Whether :func:`~streamlearn.kernels.forks_budget.sketch_gram` gives ``S_p^T K S_p``
+    bit for bit as the dense BLAS product here: ``s_p`` even, NumPy's OpenBLAS with the
+    Haswell kernels running one thread (``streamlearn run`` and the benchmarks pin one
+    BLAS thread), and a one-off check against BLAS in this process on shapes with several
+    blocks. Otherwise the dense product is used (the results must not depend on it)."""
+    if sp % 2:
+        return False
+    if not _blas:
+        ctrl = None
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            numpy_libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+            for lib in ThreadpoolController().lib_controllers:
+                # NumPy's own copy (SciPy ships another one)
+                if (lib.internal_api == "openblas"
+                        and Path(lib.filepath).parent == numpy_libs
+                        and str(lib.architecture).lower() == "haswell"):
+                    ctrl = lib
+        except Exception:  # pragma: no cover - threadpoolctl missing or failing
+            ctrl = None
+        _blas.append(ctrl)
+    ctrl = _blas[0]
+    if ctrl is None or ctrl.get_num_threads() != 1:
+        return False
+    if not _self_check:
+        rng = np.random.default_rng(12345)
+        ok = True
+        for n, m in ((600, 300), (1050, 64), (1000, 500)):
+            P = rng.normal(size=(n, 5))
+            K = gauss_matrix(P, P, 0.2)
+            h = rng.integers(0, m, size=n)
+            g = rng.choice(np.array([-1.0, 1.0]), size=n)
+            ok = ok and np.array_equal(sketch_gram(K, h, g, m), _dense_sketch_gram(K, h, g, m))
+        _self_check.append(bool(ok))
+    return _self_check[0]
 
 
 def pinv(A: np.ndarray) -> np.ndarray:
@@ -125,13 +182,18 @@ class IncrementalSketch:
         self.J = np.sort(self.rng.choice(nb, size=min(self.sm, nb), replace=False))
         self.landmarks = np.ascontiguousarray(P[self.J])
         self.n = nb
-        K0 = gauss_matrix(P, P, self.gamma)
+        K0 = gauss_gram(P, self.gamma)  # = gauss_matrix(P, P, gamma) bit for bit
         self.Phi_pm = np.zeros((self.sp, self.J.shape[0]))
-        np.add.at(self.Phi_pm, self.h[:nb], self.g[:nb, None] * K0[:, self.J])
+        # = np.add.at(Phi_pm, h, g[:, None] * K0[:, J])
+        scatter_add_rows(self.Phi_pm, self.h[:nb], self.g[:nb], K0, self.J)
         self.Phi_pp = self._phi_pp_from(K0)
 
     def _phi_pp_from(self, K: np.ndarray) -> np.ndarray:
+        """``S_p^T K S_p``: the dense BLAS product, or the same bits by scatter-adds where
+        :func:`sketch_gram_exact` has established that they agree."""
         n = K.shape[0]
+        if sketch_gram_exact(self.sp):
+            return sketch_gram(K, self.h[:n], self.g[:n], self.sp)
         Sp = self.sketch_matrix(n)
         return Sp.T @ K @ Sp
 

@@ -30,12 +30,16 @@ __all__ = [
     "dloss",
     "feature_map",
     "first_order_step",
+    "gauss_gram",
     "gauss_matrix",
     "gauss_row",
+    "gemm_k_block_ids",
     "kernel_ogd_fill",
     "ons_score",
     "ons_step",
     "pnk_loop",
+    "scatter_add_rows",
+    "sketch_gram",
     "sketch_stage2_loop",
 ]
 
@@ -76,6 +80,121 @@ def gauss_matrix(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
 
 
 @njit(cache=True)
+def gauss_gram(P: np.ndarray, gamma: float) -> np.ndarray:
+    """``gauss_matrix(P, P, gamma)`` bit for bit at half the exponentials: entry ``(i, j)``
+    is the same ordered sum over the features (``(a - b)^2 = (b - a)^2`` exactly), computed
+    once for ``j <= i`` and mirrored; the sums of a row run side by side over the
+    transposed points."""
+    n, d = P.shape
+    PT = np.empty((d, n))
+    for i in range(n):
+        for j in range(d):
+            PT[j, i] = P[i, j]
+    K = np.empty((n, n))
+    acc = np.empty(n)
+    for i in range(n):
+        for j in range(i + 1):
+            acc[j] = 0.0
+        for c in range(d):
+            xc = P[i, c]
+            for j in range(i + 1):
+                diff = PT[c, j] - xc
+                acc[j] += diff * diff
+        for j in range(i + 1):
+            e = np.exp(-gamma * acc[j])
+            K[i, j] = e
+            K[j, i] = e
+    return K
+
+
+# OpenBLAS (Haswell kernels, one thread) splits the inner dimension of a dgemm into blocks:
+# GEMM_Q = 256, the last two blocks halved to a multiple of GEMM_UNROLL_M = 4 (driver/level3.c);
+# each block's products are summed in order from 0 and the block sum added to C.
+_GEMM_Q = 256
+_GEMM_UNROLL_M = 4
+
+
+@njit(cache=True)
+def gemm_k_block_ids(k: int) -> np.ndarray:
+    """Block index of each position of a dgemm's inner dimension ``k`` (see above)."""
+    bid = np.empty(k, dtype=np.int64)
+    ls = 0
+    b = 0
+    while ls < k:
+        ml = k - ls
+        if ml >= 2 * _GEMM_Q:
+            ml = _GEMM_Q
+        elif ml > _GEMM_Q:
+            ml = ((ml // 2 + _GEMM_UNROLL_M - 1) // _GEMM_UNROLL_M) * _GEMM_UNROLL_M
+        for i in range(ls, ls + ml):
+            bid[i] = b
+        ls += ml
+        b += 1
+    return bid
+
+
+@njit(cache=True)
+def _sketch_rows(M: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int,
+                 bid: np.ndarray) -> np.ndarray:
+    """``S^T M`` for the CountSketch ``S`` (row ``i``: ``g[i]`` in column ``h[i]``) with the
+    additions of a blocked dgemm: per output row, the rows ``g_i M[i]`` of each block in
+    order from 0, the block sums added in block order (the zero products of the dense
+    ``S`` add exact zeros; ``+-1`` products are exact)."""
+    n, c = M.shape
+    R = np.zeros((sp, c))
+    part = np.empty(c)
+    start = np.zeros(sp + 1, dtype=np.int64)
+    for i in range(n):
+        start[h[i] + 1] += 1
+    for a in range(sp):
+        start[a + 1] += start[a]
+    pos = start[:sp].copy()
+    idx = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        idx[pos[h[i]]] = i
+        pos[h[i]] += 1
+    for a in range(sp):
+        cur = -1
+        for t in range(start[a], start[a + 1]):
+            i = idx[t]
+            if bid[i] != cur:
+                if cur >= 0:
+                    for j in range(c):
+                        R[a, j] += part[j]
+                cur = bid[i]
+                for j in range(c):
+                    part[j] = 0.0
+            gi = g[i]
+            for j in range(c):
+                part[j] += gi * M[i, j]
+        if cur >= 0:
+            for j in range(c):
+                R[a, j] += part[j]
+    return R
+
+
+@njit(cache=True)
+def sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndarray:
+    """``S^T K S`` for the CountSketch ``S`` (``n x sp``, one ``g[i] = +-1`` per row, in column
+    ``h[i]``), with the additions of NumPy's ``S.T @ K @ S`` on single-threaded OpenBLAS
+    with the Haswell kernels for an even ``sp`` (the caller checks these conditions; see
+    :func:`streamlearn.algorithms.forks_sketch.sketch_gram_exact`)."""
+    n = K.shape[0]
+    bid = gemm_k_block_ids(n)
+    T = _sketch_rows(K, h, g, sp, bid)  # S^T K, sp x n
+    TT = np.empty((n, sp))
+    for a in range(sp):
+        for j in range(n):
+            TT[j, a] = T[a, j]
+    R = _sketch_rows(TT, h, g, sp, bid)  # (S^T K S)^T
+    out = np.empty((sp, sp))
+    for a in range(sp):
+        for b in range(sp):
+            out[a, b] = R[b, a]
+    return out
+
+
+@njit(cache=True)
 def dloss(f: float, y: float, loss: int) -> float:
     """Derivative of the loss in the score ``f`` (FORKS Sec. 1.2 of the spec; the subgradient
     at the hinge kink ``y f = 1`` is 0)."""
@@ -91,13 +210,24 @@ def dloss(f: float, y: float, loss: int) -> float:
 def feature_map(x: np.ndarray, L: np.ndarray, gamma: float, Z: np.ndarray, m: np.ndarray,
                 z: np.ndarray) -> None:
     """``z = Z^T m(x)``, ``m(x) = [kappa(x, L_j)]_j`` (FORKS Eq. 5)."""
-    sm, k = Z.shape
+    sm = Z.shape[0]
     gauss_row(L, sm, x, gamma, m)
+    _tmatvec(Z, m, z)
+
+
+@njit(cache=True)
+def _tmatvec(Z: np.ndarray, m: np.ndarray, z: np.ndarray) -> None:
+    """``z = Z^T m``, each ``z[c] = sum_j Z[j, c] m[j]`` a strictly ordered sum in ``j``
+    (the same additions as a dot product per column), with ``j`` outer and ``c`` inner: the
+    ``k`` independent sums advance side by side over the contiguous rows of ``Z``
+    (vectorised across ``c``, no reassociation)."""
+    sm, k = Z.shape
     for c in range(k):
-        acc = 0.0
-        for j in range(sm):
-            acc += Z[j, c] * m[j]
-        z[c] = acc
+        z[c] = 0.0
+    for j in range(sm):
+        mj = m[j]
+        for c in range(k):
+            z[c] += Z[j, c] * mj
 
 
 @njit(cache=True)
@@ -171,6 +301,37 @@ def first_order_step(z: np.ndarray, f: float, y: float, loss: int, eta: float, l
 
 
 @njit(cache=True)
+def _gauss_row_t(LT: np.ndarray, n: int, x: np.ndarray, gamma: float, acc: np.ndarray,
+                 out: np.ndarray) -> None:
+    """:func:`gauss_row` over the first ``n`` points of ``LT`` (``d x cap``, the transposed
+    points): the same ordered sum over the features per point, the ``n`` sums side by side
+    (vectorised across the points); ``acc`` is scratch."""
+    d = LT.shape[0]
+    for i in range(n):
+        acc[i] = 0.0
+    for j in range(d):
+        xj = x[j]
+        for i in range(n):
+            diff = LT[j, i] - xj
+            acc[i] += diff * diff
+    for i in range(n):
+        out[i] = np.exp(-gamma * acc[i])
+
+
+@njit(cache=True)
+def _matvec_t(AT: np.ndarray, z: np.ndarray, out: np.ndarray) -> None:
+    """``out = A z`` from ``AT = A^T``: each ``out[i] = sum_j A[i, j] z[j]`` ordered in
+    ``j`` (as :func:`ons_score` / :func:`ons_step`), the sums side by side."""
+    k = z.shape[0]
+    for i in range(k):
+        out[i] = 0.0
+    for j in range(k):
+        zj = z[j]
+        for i in range(k):
+            out[i] += AT[j, i] * zj
+
+
+@njit(cache=True)
 def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: np.ndarray,
                        gamma: float, Z: np.ndarray, v: np.ndarray, Ainv: np.ndarray,
                        C: float, project: bool, second_order: bool, cw: float, eta: float,
@@ -178,29 +339,95 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
     """Regular stage-2 rounds ``start..stop-1`` of FORKS (second order) or SkeGD (first
     order; ``v`` holds ``w``), test-then-train; ``preds[i]`` = 1 for ``+1`` else 0
     (``sgn(0) = +1``), ``scores[i]`` the round's score ``f``. Returns a
-    :class:`KernelStatus`."""
+    :class:`KernelStatus`.
+
+    Bit-identical to :func:`feature_map` + :func:`ons_score` + :func:`ons_step` (or
+    :func:`first_order_step`) per round: the landmarks and ``A^{-1}`` are held transposed
+    for the loop so that every ordered sum runs side by side with the others (same
+    operands, same order), and ``A^{-1} z`` of a projected round is reused by its step
+    (``A^{-1}`` has not changed in between)."""
     sm, k = Z.shape
+    d = L.shape[1]
+    LT = np.empty((d, sm))
+    for i in range(sm):
+        for j in range(d):
+            LT[j, i] = L[i, j]
+    acc = np.empty(sm)
     m = np.empty(sm)
     z = np.empty(k)
     w = np.empty(k)
     u = np.empty(k)
+    az = np.empty(k)
+    cu = np.empty(k)
+    AT = np.empty((k, k))
+    if second_order:
+        for i in range(k):
+            for j in range(k):
+                AT[j, i] = Ainv[i, j]
+    status = 0
     for t in range(start, stop):
-        feature_map(X[t], L, gamma, Z, m, z)
+        _gauss_row_t(LT, sm, X[t], gamma, acc, m)
+        _tmatvec(Z, m, z)
+        have_az = False
         if second_order:
-            f = ons_score(z, v, Ainv, C, project, w, u)
+            # ons_score
+            p = 0.0
+            for i in range(k):
+                p += z[i] * v[i]
+            if project and abs(p) > C:
+                _matvec_t(AT, z, az)
+                have_az = True
+                zu = 0.0
+                for i in range(k):
+                    zu += z[i] * az[i]
+                s = 1.0 if p > 0 else -1.0
+                step = s * (abs(p) - C) / zu if zu > 0 else 0.0
+                for i in range(k):
+                    w[i] = v[i] - step * az[i]
+                f = s * C
+            else:
+                for i in range(k):
+                    w[i] = v[i]
+                f = p
         else:
             f = 0.0
             for i in range(k):
                 f += z[i] * v[i]
         if not np.isfinite(f):
-            return 1
+            status = 1
+            break
         preds[t] = 1 if f >= 0.0 else 0
         scores[t] = f
         if second_order:
-            ons_step(z, w, f, Y[t], loss, cw, Ainv, v, u)
+            # ons_step
+            dl = dloss(f, Y[t], loss)
+            if dl == 0.0:
+                for i in range(k):
+                    v[i] = w[i]
+                continue
+            if not have_az:
+                _matvec_t(AT, z, az)
+            gu = 0.0
+            for i in range(k):
+                u[i] = dl * az[i]
+                gu += dl * z[i] * u[i]
+            den = 1.0 + cw * gu
+            c = cw / den
+            for i in range(k):
+                cu[i] = c * u[i]
+            for j in range(k):
+                uj = u[j]
+                for i in range(k):
+                    AT[j, i] -= cu[i] * uj
+            for i in range(k):
+                v[i] = w[i] - u[i] / den
         else:
             first_order_step(z, f, Y[t], loss, eta, lam, v)
-    return 0
+    if second_order:
+        for i in range(k):
+            for j in range(k):
+                Ainv[i, j] = AT[j, i]
+    return status
 
 
 @njit(cache=True)
@@ -213,14 +440,20 @@ def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.n
     ``start..stop-1`` test-then-train, stopping after the round that fills the buffer
     (``n == S.shape[0]``). Returns ``(status, end, n)``: the :class:`KernelStatus`, the
     first round not run (with ``NONFINITE``: the round whose score is not finite) and the
-    new number of stored points."""
+    new number of stored points. The kernel row is :func:`gauss_row`'s, computed over a
+    transposed copy of the buffer (the per-point sums side by side, same bits)."""
     cap = S.shape[0]
     d = X.shape[1]
+    ST = np.empty((d, cap))
+    for i in range(n):
+        for j in range(d):
+            ST[j, i] = S[i, j]
+    acc = np.empty(cap)
     for t in range(start, stop):
         if n == 0:
             f = 0.0
         else:
-            gauss_row(S, n, X[t], gamma, krow)
+            _gauss_row_t(ST, n, X[t], gamma, acc, krow)
             f = np.dot(krow[:n], coef[:n])
         if not np.isfinite(f):
             return 1, t, n
@@ -230,11 +463,23 @@ def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.n
         if dl != 0.0:
             for j in range(d):
                 S[n, j] = X[t, j]
+                ST[j, n] = X[t, j]
             coef[n] = -eta * dl
             n += 1
             if n == cap:
                 return 0, t + 1, n
     return 0, stop, n
+
+
+@njit(cache=True)
+def scatter_add_rows(R: np.ndarray, h: np.ndarray, g: np.ndarray, K: np.ndarray,
+                     J: np.ndarray) -> None:
+    """``np.add.at(R, h, g[:, None] * K[:, J])`` (rows in order, the same additions)."""
+    for i in range(h.shape[0]):
+        a = h[i]
+        gi = g[i]
+        for c in range(J.shape[0]):
+            R[a, c] += gi * K[i, J[c]]
 
 
 @njit(cache=True)
