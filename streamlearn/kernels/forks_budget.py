@@ -224,10 +224,18 @@ def _tmatvec(Z: np.ndarray, m: np.ndarray, z: np.ndarray) -> None:
     sm, k = Z.shape
     for c in range(k):
         z[c] = 0.0
-    for j in range(sm):
+    j = 0
+    while j + 4 <= sm:  # four terms of each sum per pass over z, added in order
+        m0, m1, m2, m3 = m[j], m[j + 1], m[j + 2], m[j + 3]
+        for c in range(k):
+            z[c] = (((z[c] + Z[j, c] * m0) + Z[j + 1, c] * m1) + Z[j + 2, c] * m2) \
+                + Z[j + 3, c] * m3
+        j += 4
+    while j < sm:
         mj = m[j]
         for c in range(k):
             z[c] += Z[j, c] * mj
+        j += 1
 
 
 @njit(cache=True)
@@ -325,10 +333,18 @@ def _matvec_t(AT: np.ndarray, z: np.ndarray, out: np.ndarray) -> None:
     k = z.shape[0]
     for i in range(k):
         out[i] = 0.0
-    for j in range(k):
+    j = 0
+    while j + 4 <= k:  # four terms of each sum per pass over out, added in order
+        z0, z1, z2, z3 = z[j], z[j + 1], z[j + 2], z[j + 3]
+        for i in range(k):
+            out[i] = (((out[i] + AT[j, i] * z0) + AT[j + 1, i] * z1) + AT[j + 2, i] * z2) \
+                + AT[j + 3, i] * z3
+        j += 4
+    while j < k:
         zj = z[j]
         for i in range(k):
             out[i] += AT[j, i] * zj
+        j += 1
 
 
 @njit(cache=True)
