@@ -31,6 +31,7 @@ from streamlearn.kernels.forks_budget import (
 __all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
            "top_k_eigh"]
 
+_SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
 _blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
 _self_check: list[bool] = []  # the one-off check of sketch_gram against BLAS, per process
 
@@ -68,11 +69,13 @@ def sketch_gram_exact(sp: int) -> bool:
     if ctrl is None or ctrl.get_num_threads() != 1:
         return False
     if not _self_check:
+        # small s_p (a few ms: the first run's timing barely notices it), inner dimensions
+        # of one to five blocks incl. the halved ones, both even residues of s_p mod 4
         rng = np.random.default_rng(12345)
+        big = rng.random((1050, 1050))
         ok = True
-        for n, m in ((600, 300), (1050, 64), (1000, 500)):
-            P = rng.normal(size=(n, 5))
-            K = gauss_matrix(P, P, 0.2)
+        for n, m in ((200, 6), (600, 10), (1050, 4)):
+            K = np.ascontiguousarray(big[:n, :n])
             h = rng.integers(0, m, size=n)
             g = rng.choice(np.array([-1.0, 1.0]), size=n)
             ok = ok and np.array_equal(sketch_gram(K, h, g, m), _dense_sketch_gram(K, h, g, m))
@@ -192,7 +195,8 @@ class IncrementalSketch:
         """``S_p^T K S_p``: the dense BLAS product, or the same bits by scatter-adds where
         :func:`sketch_gram_exact` has established that they agree."""
         n = K.shape[0]
-        if sketch_gram_exact(self.sp):
+        # below ~1e8 multiply-adds the dense product takes a few ms at most
+        if self.sp * n * n >= _SCATTER_MIN_WORK and sketch_gram_exact(self.sp):
             return sketch_gram(K, self.h[:n], self.g[:n], self.sp)
         Sp = self.sketch_matrix(n)
         return Sp.T @ K @ Sp
