@@ -102,7 +102,7 @@ def sigma_curve(ds: str) -> dict[str, list[tuple[float, float]]]:
     if path.exists():
         with open(path, newline="") as fh:
             for row in csv.DictReader(fh):
-                if row["mistake_rate_mean"] not in ("", "timeout"):
+                if row["mistake_rate_mean"] not in ("", "timeout", "linalg_error"):
                     out[row["algorithm"]].append((float(row["log2_sigma"]),
                                                   float(row["mistake_rate_mean"])))
     return out

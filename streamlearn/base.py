@@ -260,6 +260,13 @@ class Learner(Base):
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         raise NotImplementedError
 
+    def warm_up(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Optional: compile (numba) and touch, on a throwaway copy, the code paths a run
+        of this learner will reach, so that the timed run measures the learner and not
+        the JIT compiler or first-call set-up. The protocols call it with a prefix of the
+        run's own data before the clock starts; ``self`` must be left untouched. The
+        default does nothing (the protocols also run a 2-sample prefix)."""
+
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
         """Small parameter sets for the conformance checks (fast to run)."""

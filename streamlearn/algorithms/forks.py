@@ -21,8 +21,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.forks_sketch import (
+    SCATTER_MIN_WORK,
     IncrementalSketch,
     feature_matrix,
+    sketch_gram_exact,
     tisvd,
     top_k_eigh,
 )
@@ -93,6 +95,16 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         self.eta = eta
         super().__init__(**kwargs)
         self._update_cycle()  # a missing or empty update cycle is a config error
+
+    def _warm_up_params(self, n: int) -> dict[str, Any]:
+        """A budget of 8 (buffer 8 * buffer_factor) and an update every 16 rounds, so the
+        warm-up passes stage 1, the sketch set-up, stage 2 and update rounds; the one-off
+        check of the scatter-add sketch product runs here too, not in the timed run."""
+        sp = max(1, round(self.sp_ratio * int(self.budget)))
+        nb = int(self.buffer_factor) * int(self.budget)
+        if sp * nb * nb >= SCATTER_MIN_WORK:
+            sketch_gram_exact(sp)
+        return {"budget": min(int(self.budget), 8), "rho": 16}
 
     def _update_cycle(self) -> int:
         """``rho`` if given, else ``floor(theta * horizon)``; a ``UserError`` without either."""

@@ -31,7 +31,7 @@ from streamlearn.kernels.forks_budget import (
 __all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
            "top_k_eigh"]
 
-_SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
+SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
 _blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
 _self_check: list[bool] = []  # the one-off check of sketch_gram against BLAS, per process
 
@@ -196,7 +196,7 @@ class IncrementalSketch:
         :func:`sketch_gram_exact` has established that they agree."""
         n = K.shape[0]
         # below ~1e8 multiply-adds the dense product takes a few ms at most
-        if self.sp * n * n >= _SCATTER_MIN_WORK and sketch_gram_exact(self.sp):
+        if self.sp * n * n >= SCATTER_MIN_WORK and sketch_gram_exact(self.sp):
             return sketch_gram(K, self.h[:n], self.g[:n], self.sp)
         Sp = self.sketch_matrix(n)
         return Sp.T @ K @ Sp

@@ -31,6 +31,7 @@ from streamlearn.base import (
 from streamlearn.evaluation.preparation import prepare_stream, shift_target
 from streamlearn.evaluation.prequential import run_prequential
 from streamlearn.evaluation.protocols import (
+    WARM_UP_ROWS,
     PrequentialProtocol,
     checkpoint_positions,
     prequential_timing,
@@ -131,8 +132,9 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         return int(getattr(learner, "n_lags", self.lags))
 
     def warm_up(self, learner: Learner, data: PreparedData) -> None:
-        clone = learner.clone()
         X = self._inputs(learner, data)
+        learner.warm_up(X[:WARM_UP_ROWS], data.y[:WARM_UP_ROWS])
+        clone = learner.clone()
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
         k = min(2, X.shape[0])
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]

@@ -31,6 +31,9 @@ from streamlearn.evaluation.preparation import prepare_stream
 from streamlearn.evaluation.prequential import PrequentialOutput, run_prequential
 from streamlearn.registry import get_metric, register_protocol
 
+#: Rows of the run's own data a learner's :meth:`~streamlearn.base.Learner.warm_up` sees.
+WARM_UP_ROWS = 256
+
 
 def checkpoint_positions(n: int, k: int) -> np.ndarray:
     """``k`` increasing sample counts in ``1..n`` (evenly spaced, always ending at ``n``)."""
@@ -106,7 +109,10 @@ class PrequentialProtocol(Protocol):
 
     def warm_up(self, learner: Learner, data: PreparedData) -> None:
         """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed
-        run measures the learner and not the compiler. Uses the first two samples."""
+        run measures the learner and not the compiler: the learner's own
+        :meth:`~streamlearn.base.Learner.warm_up` on the first 256 samples (it reaches
+        paths such as a full budget), then the first two samples through the runner."""
+        learner.warm_up(data.X[:WARM_UP_ROWS], data.y[:WARM_UP_ROWS])
         clone = learner.clone()
         clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
         k = min(2, data.X.shape[0])
