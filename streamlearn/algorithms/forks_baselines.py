@@ -26,6 +26,7 @@ from streamlearn.kernels.forks_budget import (
     ons_step,
     pnk_loop,
 )
+from streamlearn.linalg import sym_eigh
 from streamlearn.registry import register_algorithm
 
 __all__ = ["BOGD", "BPAS", "FOGD", "NOGD", "PROSNKONS", "RBP", "Projectron"]
@@ -376,7 +377,7 @@ class NOGD(KernelBinaryClassifier):
             top = float(np.max(cvals.real))
             vals, vecs = cvals.real[:k], cvecs.real[:, :k]
         else:
-            vals, vecs = np.linalg.eigh(K)
+            vals, vecs = sym_eigh(K)
             top = float(vals.max())
             order = (np.argsort(vals)[::-1] if self.eig_order == "largest"
                      else np.argsort(vals))[:k]
@@ -473,7 +474,7 @@ class PROSNKONS(KernelBinaryClassifier):
     def _restart(self) -> None:
         n = self.n_sv_
         K = gauss_matrix(self.sv_[:n], self.sv_[:n], self.gamma_)
-        vals, vecs = np.linalg.eigh(0.5 * (K + K.T))
+        vals, vecs = sym_eigh(0.5 * (K + K.T))
         keep = vals > 1e-12 * vals.max()
         vals, vecs = vals[keep], vecs[:, keep]
         self.P_ = np.ascontiguousarray((vecs / np.sqrt(vals)).T)

@@ -27,6 +27,7 @@ from streamlearn.kernels.forks_budget import (
     scatter_add_rows,
     sketch_gram,
 )
+from streamlearn.linalg import svd, sym_eigh
 
 __all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
            "top_k_eigh"]
@@ -86,7 +87,7 @@ def sketch_gram_exact(sp: int) -> bool:
 def pinv(A: np.ndarray) -> np.ndarray:
     """SVD pseudo-inverse zeroing singular values below ``max(M, N) eps sigma_max``
     (the ``scipy.linalg.pinv`` default; spec Sec. 2.5)."""
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    U, s, Vt = svd(A, full_matrices=False)
     if s.size == 0:
         return np.zeros((A.shape[1], A.shape[0]))
     cutoff = max(A.shape) * np.finfo(np.float64).eps * s[0]
@@ -97,7 +98,7 @@ def pinv(A: np.ndarray) -> np.ndarray:
 def top_k_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-``k`` eigenpairs of a symmetric matrix, eigenvalues in descending order
     (Alg. 1 l.9 / spec Sec. 2.3 step 5)."""
-    vals, vecs = np.linalg.eigh(0.5 * (M + M.T))
+    vals, vecs = sym_eigh(0.5 * (M + M.T))
     order = np.argsort(vals)[::-1][:k]
     return vals[order], np.ascontiguousarray(vecs[:, order])
 
@@ -134,7 +135,7 @@ def tisvd(U: np.ndarray, S: np.ndarray, V: np.ndarray, D1: np.ndarray, D2: np.nd
     H = np.zeros((r + c, r + c))
     H[np.arange(r), np.arange(r)] = S
     H += np.vstack([UtD1, R1]) @ np.vstack([VtD2, R2]).T
-    Ut, St, Vtt = np.linalg.svd(H)
+    Ut, St, Vtt = svd(H)
     kk = min(k, St.shape[0])
     U_new = np.hstack([U, P]) @ Ut[:, :kk]
     V_new = np.hstack([V, Q]) @ Vtt[:kk].T
