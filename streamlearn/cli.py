@@ -267,7 +267,7 @@ def run(
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in warning_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    if result.failed or summary.problems:
+    if result.failed or summary.failed or summary.problems:
         raise typer.Exit(1)
 
 

@@ -48,17 +48,18 @@ def record_path(out_dir: Path, run_id: str) -> Path:
 
 
 def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
-    """A record that resume may keep: marked complete, of this run's digest and schema,
-    and (for a successful run) carrying its metrics; anything else is recomputed. A run
-    that failed for a reason outside the learner (a lost worker, data missing on a
-    worker: ``"retry_on_resume": true``) is recomputed too."""
+    """A record that resume may keep: a successful run, marked complete, of this run's
+    digest and schema, carrying its metrics; anything else is recomputed. A failed run
+    (the learner raised, or a worker was lost) is computed again by the next ``streamlearn
+    run``: its cause may have been fixed or may not recur, and a result set must not stay
+    short of a run because an earlier attempt failed."""
     return bool(
         isinstance(record, dict)
         and record.get("complete") is True
         and record.get("digest") == digest
         and record.get("schema_version") == SCHEMA_VERSION
-        and (record.get("status") == "failed" or isinstance(record.get("metrics"), dict))
-        and not record.get("retry_on_resume")
+        and record.get("status") == "ok"
+        and isinstance(record.get("metrics"), dict)
     )
 
 
