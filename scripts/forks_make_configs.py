@@ -432,66 +432,55 @@ smoke: {{max_samples: 100}}
 """)
 
 
-def write_pnk_ridge(ds: str, repeats: int = 20) -> None:
-    """PROS-N-KONS at its Table-1 sigma over the KORS ridge gamma_r (spec Sec. 8.9 [R]: 1).
-
-    gamma_r sets how many points KORS admits to the dictionary, and PROS-N-KONS restarts
-    its ONS at every admission; the paper does not state it."""
+def write_table1_sweep(kind: str, ds: str, algo: str, label: str, comment: str,
+                       params: str, sweep: str, repeats: int = 20,
+                       smoke_params: str = "") -> None:
+    """configs/forks/<kind>_<ds>.yaml: one Table-1 algorithm at its Table-1 sigma with one
+    parameter swept, on the Table-1 permutations (the template of the checks below)."""
     stream, _N, _B, note = DATA[ds]
-    sigma = algo_sigma(f"configs/forks/table1_{ds}.yaml", "PROS-N-KONS")
-    Path(f"configs/forks/pnk_ridge_{ds}.yaml").write_text(f"""# FORKS (issue 11): PROS-N-KONS on {ds} at its Table-1 sigma ({sigma}) over the KORS ridge
-# gamma_r (spec Sec. 8.9 [R]: 1; the paper does not state it). gamma_r sets how many points
-# KORS admits to the dictionary, and PROS-N-KONS restarts its ONS at every admission.
+    sigma = algo_sigma(f"configs/forks/table1_{ds}.yaml", label)
+    key = sweep.split(":", 1)[0]
+    smoke = f"\n    smoke_params: {{{smoke_params}}}" if smoke_params else ""
+    Path(f"configs/forks/{kind}_{ds}.yaml").write_text(f"""# FORKS (issue 11): {label} on {ds} at its Table-1 sigma ({sigma}); {comment}
 # {repeats} permutations (the Table-1 ones). {note}.
-#   streamlearn run configs/forks/pnk_ridge_{ds}.yaml --jobs 1
-name: forks_pnk_ridge_{ds}
+#   streamlearn run configs/forks/{kind}_{ds}.yaml --jobs 1
+name: forks_{kind}_{ds}
 protocol: prequential-classification
 repeats: {repeats}
 streams:
   - {stream}
 algorithms:
-  - name: pros_n_kons
-    label: "PROS-N-KONS ridge={{ridge:g}}"
-    params: {{sigma: {sigma}}}
-    sweep: {{ridge: [1, 4, 16, 64, 256]}}
-    smoke_params: {{max_dict: 50}}
+  - name: {algo}
+    label: "{label} {key}={{{key}:g}}"
+    params: {{sigma: {sigma}{params}}}
+    sweep: {{{sweep}}}{smoke}
 metrics: [mistake_rate]
-outputs: {{dir: results/forks/pnk_ridge/{ds}, plots: [sweep]}}
+outputs: {{dir: results/forks/{kind}/{ds}, plots: [sweep]}}
 smoke: {{max_samples: 300}}
 """)
+
+
+def write_pnk_ridge(ds: str) -> None:
+    """PROS-N-KONS over the KORS ridge gamma_r (spec Sec. 8.9 [R]: 1)."""
+    write_table1_sweep(
+        "pnk_ridge", ds, "pros_n_kons", "PROS-N-KONS",
+        "the KORS ridge gamma_r\n# (spec Sec. 8.9 [R]: 1; the paper does not state it) sets how "
+        "many points KORS admits to the\n# dictionary, and PROS-N-KONS restarts its ONS at "
+        "every admission.", "", "ridge: [1, 4, 16, 64, 256]", smoke_params="max_dict: 50")
+
+
+def write_nogd_eta(ds: str) -> None:
+    """NOGD's step size: the paper's (and the MATLAB toolbox's NysGD) eta = 0.2 against 0.02
+    and 0.002 (the toolbox's FOGD default, with which the paper's FOGD column is
+    reproduced; results/forks/README.md)."""
+    write_table1_sweep(
+        "nogd_eta", ds, "nogd", "NOGD",
+        "step size eta. The paper\n# states 0.2 (as the MATLAB toolbox's NysGD default); 0.002 "
+        "is the toolbox's FOGD default,\n# with which the paper's FOGD column is reproduced.",
+        f", budget: {DATA[ds][2]}", "eta: [0.2, 0.02, 0.002]")
 
 
 if __name__ == "__main__":
     for _ds in DATA:
         write_pnk_ridge(_ds)
-
-
-def write_nogd_eta(ds: str, repeats: int = 20) -> None:
-    """NOGD's step size at its Table-1 sigma: the paper's (and the MATLAB toolbox's NOGD)
-    eta = 0.2 against 0.02 and 0.002 (the toolbox's FOGD default, which the paper's FOGD
-    column matches; results/forks/README.md)."""
-    stream, _N, B, note = DATA[ds]
-    sigma = algo_sigma(f"configs/forks/table1_{ds}.yaml", "NOGD")
-    Path(f"configs/forks/nogd_eta_{ds}.yaml").write_text(f"""# FORKS (issue 11), NOGD on {ds}: step size eta at NOGD's Table-1 sigma ({sigma}). The paper
-# states 0.2 (as the MATLAB toolbox's NysGD default); 0.002 is the toolbox's FOGD default,
-# with which the paper's FOGD column is reproduced. {repeats} permutations (the Table-1 ones). {note}.
-#   streamlearn run configs/forks/nogd_eta_{ds}.yaml --jobs 1
-name: forks_nogd_eta_{ds}
-protocol: prequential-classification
-repeats: {repeats}
-streams:
-  - {stream}
-algorithms:
-  - name: nogd
-    label: "NOGD eta={{eta:g}}"
-    params: {{sigma: {sigma}, budget: {B}}}
-    sweep: {{eta: [0.2, 0.02, 0.002]}}
-metrics: [mistake_rate]
-outputs: {{dir: results/forks/nogd_eta/{ds}, plots: [sweep]}}
-smoke: {{max_samples: 300}}
-""")
-
-
-if __name__ == "__main__":
-    for _ds in DATA:
         write_nogd_eta(_ds)

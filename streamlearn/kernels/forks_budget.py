@@ -327,27 +327,6 @@ def _gauss_row_t(LT: np.ndarray, n: int, x: np.ndarray, gamma: float, acc: np.nd
 
 
 @njit(cache=True)
-def _matvec_t(AT: np.ndarray, z: np.ndarray, out: np.ndarray) -> None:
-    """``out = A z`` from ``AT = A^T``: each ``out[i] = sum_j A[i, j] z[j]`` ordered in
-    ``j`` (as :func:`ons_score` / :func:`ons_step`), the sums side by side."""
-    k = z.shape[0]
-    for i in range(k):
-        out[i] = 0.0
-    j = 0
-    while j + 4 <= k:  # four terms of each sum per pass over out, added in order
-        z0, z1, z2, z3 = z[j], z[j + 1], z[j + 2], z[j + 3]
-        for i in range(k):
-            out[i] = (((out[i] + AT[j, i] * z0) + AT[j + 1, i] * z1) + AT[j + 2, i] * z2) \
-                + AT[j + 3, i] * z3
-        j += 4
-    while j < k:
-        zj = z[j]
-        for i in range(k):
-            out[i] += AT[j, i] * zj
-        j += 1
-
-
-@njit(cache=True)
 def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: np.ndarray,
                        gamma: float, Z: np.ndarray, v: np.ndarray, Ainv: np.ndarray,
                        C: float, project: bool, second_order: bool, cw: float, eta: float,
@@ -391,7 +370,7 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
             for i in range(k):
                 p += z[i] * v[i]
             if project and abs(p) > C:
-                _matvec_t(AT, z, az)
+                _tmatvec(AT, z, az)  # A z from A^T
                 have_az = True
                 zu = 0.0
                 for i in range(k):
@@ -422,7 +401,7 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
                     v[i] = w[i]
                 continue
             if not have_az:
-                _matvec_t(AT, z, az)
+                _tmatvec(AT, z, az)  # A z from A^T
             gu = 0.0
             for i in range(k):
                 u[i] = dl * az[i]
