@@ -291,6 +291,13 @@ class _UserLearnerBase(_Wrapped):
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         self.model_.learn_one(x, y)
 
+    def warm_up(self, X: np.ndarray, y: np.ndarray) -> None:
+        """The class's own ``warm_up(X, y)`` if it has one, on a fresh instance (see
+        :meth:`streamlearn.base.Learner.warm_up`): e.g. to compile its numba kernels
+        before the timed run."""
+        if callable(getattr(self.target, "warm_up", None)):
+            self.target(**self.params_).warm_up(X, y)
+
     def model_bytes(self) -> int:
         model = getattr(self, "model_", None)
         if model is None:

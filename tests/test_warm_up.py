@@ -61,3 +61,33 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[0, 0, 0, 0] [1, 1, 1, 1]", out
+
+
+def test_a_user_learner_warm_up_runs_on_a_fresh_instance():
+    """A plain user class with ``warm_up`` gets it called on its own fresh instance, not on
+    the one the run uses (the wrapper's model stays untouched)."""
+    from streamlearn.user_components import _user_wrapper
+
+    calls: list[tuple[int, int]] = []
+
+    class Mine:
+        def __init__(self, seed=None):
+            self.seed = seed
+            self.seen = 0
+
+        def warm_up(self, X, y):
+            calls.append((X.shape[0], id(self)))
+
+        def predict_one(self, x):
+            return 0
+
+        def learn_one(self, x, y):
+            self.seen += 1
+
+    wrapped = _user_wrapper(Mine, "mine")(seed=1)
+    wrapped.reset(3, 2)
+    model = wrapped.model_
+    X, y = _stream(1, n=50, d=3)
+    wrapped.warm_up(X, y)
+    assert [n for n, _ in calls] == [50] and calls[0][1] != id(model)
+    assert model.seen == 0
