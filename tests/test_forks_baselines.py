@@ -21,6 +21,7 @@ from streamlearn.algorithms.forks_baselines import (
 from streamlearn.algorithms.kernel_budget import pm1_labels
 from streamlearn.base import UserError
 from streamlearn.kernels.forks_budget import gauss_matrix
+from tests.fused_helpers import assert_fused_equals_loop
 from tests.reference import forks_budget as ref
 
 
@@ -174,22 +175,9 @@ def test_pros_n_kons_fused_equals_per_sample_loop(seed: int, loss: str,
     loop's predictions, scores, dictionary and random draws bit for bit, also across a
     growth of the dictionary storage (64 -> 128 points)."""
     X, y = _stream(seed, n=600)
-    a = PROSNKONS(sigma=1.5, seed=seed, loss=loss, max_dict=max_dict)
-    b = PROSNKONS(sigma=1.5, seed=seed, loss=loss, max_dict=max_dict)
-    a.reset(X.shape[1], 2)
-    b.reset(X.shape[1], 2)
-    loop_scores = []
-    for i in range(len(y)):
-        loop_scores.append(a._round_score(X[i]))
-        a.learn_one(X[i], y[i])
-    many, many_scores = [], []
-    for s in range(0, len(y), chunk):
-        many.append(b.predict_learn_many(X[s:s + chunk], y[s:s + chunk]))
-        many_scores.append(b.chunk_scores_)
+    a, b = assert_fused_equals_loop(
+        lambda: PROSNKONS(sigma=1.5, seed=seed, loss=loss, max_dict=max_dict), X, y, chunk)
     assert a.n_sv_ > (30 if max_dict else 64)
-    np.testing.assert_array_equal(np.concatenate(many_scores), loop_scores)
-    np.testing.assert_array_equal(np.concatenate(many), np.where(np.array(loop_scores) >= 0,
-                                                                  1, 0))
     assert (b.n_sv_, b.n_restarts_, b.t_) == (a.n_sv_, a.n_restarts_, a.t_)
     np.testing.assert_array_equal(a.sv_[:a.n_sv_], b.sv_[:b.n_sv_])
     np.testing.assert_array_equal(a.Kbar_inv_, b.Kbar_inv_)
