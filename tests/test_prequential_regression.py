@@ -4,7 +4,6 @@ shift, no lag matrix, regret and warnings in the records, tiling, and bad config
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,23 +12,15 @@ import pytest
 import yaml
 
 from streamlearn.base import Regressor, StreamInfo
-from streamlearn.cli import main
 from streamlearn.config import parse_config
 from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression, tile
+from tests.cli_helpers import run_cli
 
 
 def _run(tmp_path: Path, cfg: dict, capsys, *extra: str) -> tuple[int, str]:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    old = sys.argv
-    sys.argv = ["streamlearn", "run", str(path), "--out", str(tmp_path / "out"), "-q", *extra]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out + out.err
+    return run_cli(["run", str(path), "--out", str(tmp_path / "out"), "-q", *extra], capsys)
 
 
 def _records(tmp_path: Path) -> dict[str, dict]:

@@ -5,7 +5,6 @@ regression protocol and a toy protocol that grows a network on a fixed train/tes
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,9 +27,9 @@ from streamlearn.base import (
     StreamInfo,
 )
 from streamlearn.checks import yield_checks
-from streamlearn.cli import main
 from streamlearn.evaluation.preparation import prepare_stream, shift_target, train_test_split
 from streamlearn.evaluation.protocols import checkpoint_positions, score_curves
+from tests.cli_helpers import run_cli
 
 # ---------------------------------------------------------------- a regression protocol
 
@@ -212,15 +211,7 @@ def _registered():
 def _run(tmp_path: Path, cfg: dict, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    old = sys.argv
-    sys.argv = ["streamlearn", "run", str(path), "--out", str(tmp_path / "out"), "-q"]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out + out.err
+    return run_cli(["run", str(path), "--out", str(tmp_path / "out"), "-q"], capsys)
 
 
 def _records(tmp_path: Path) -> list[dict]:

@@ -5,7 +5,6 @@ generator of spec §1.4."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,6 @@ import pytest
 import yaml
 
 from streamlearn import registry
-from streamlearn.cli import main
 from streamlearn.ridge_bls_nodes import (
     BLSNodeGenerator,
     NodeSchedule,
@@ -21,6 +19,7 @@ from streamlearn.ridge_bls_nodes import (
     row_zscore,
     sparse_autoencoder,
 )
+from tests.cli_helpers import run_cli
 
 registry.load_all()
 
@@ -45,15 +44,7 @@ def _cfg(**protocol):
 def _run(tmp_path: Path, cfg: dict, capsys, *extra: str, out: str = "out") -> tuple[int, str]:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    old = sys.argv
-    sys.argv = ["streamlearn", "run", str(path), "--out", str(tmp_path / out), "-q", *extra]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    text = capsys.readouterr()
-    return int(exc.value.code or 0), text.out + text.err
+    return run_cli(["run", str(path), "--out", str(tmp_path / out), "-q", *extra], capsys)
 
 
 def _records(d: Path) -> dict[str, dict]:
