@@ -15,8 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from streamlearn.base import DataError
-from streamlearn.datasets import _store
+from streamlearn.base import DataError, UserError
+from streamlearn.datasets import _parsed_cache, _store
 
 __all__ = ["data_app"]
 
@@ -85,8 +85,6 @@ def list_command(
 ) -> None:
     """Show every dataset of the four papers with its status in the data directory."""
     if paper is not None and paper not in PAPER_NAMES:
-        from streamlearn.base import UserError
-
         raise UserError(f"Unknown paper {paper!r}; choose from {', '.join(PAPER_NAMES)}.")
     console = _console()
     ddir = _store.resolve_data_dir(data_dir)
@@ -112,6 +110,22 @@ def list_command(
             "Derived stream: adversarial (FORKS Sec. 5.2) builds b blocks x r repeats with "
             "flipped labels from a binary base dataset (german or codrna in the paper)."
         )
+    _print_dir_problem(console, ddir, data_dir)
+    console.print(
+        f"Parsed arrays are cached in {_parsed_cache.parsed_cache_dir()} "
+        "(`streamlearn data cache-clear` empties it)."
+    )
+
+
+def _print_dir_problem(console: Console, ddir: Path, data_dir: Path | None) -> None:
+    """A warning when the data directory does not exist or is not a directory."""
+    if ddir.is_dir():
+        return
+    what = "does not exist" if not ddir.exists() else "is not a directory"
+    console.print(
+        f"[yellow]The data directory {ddir} ({_store.data_dir_origin(data_dir)}) {what}: "
+        f"every dataset shows as missing. Pass --data-dir or set ${_store.ENV_DATA}.[/yellow]"
+    )
 
 
 @data_app.command("info")
@@ -163,6 +177,7 @@ def info_command(
     for st in status.files:
         if st.spec.note and st.state == "missing":
             console.print(f"  {st.spec.path}: {st.spec.note}")
+    _print_dir_problem(console, _store.resolve_data_dir(data_dir), data_dir)
 
 
 @data_app.command("verify")
@@ -176,11 +191,13 @@ def verify_command(
         typer.Option("--rehash", hidden=True, help="Kept for old scripts: verify always rehashes."),
     ] = False,
 ) -> None:
-    """Check the SHA-256 of every present file (read afresh, never from the hash cache);
-    fail on any mismatch, on a directory or broken link where a file belongs, and when the
-    data directory holds no dataset file at all.
+    """Check the SHA-256 of every present file (read afresh, never from the hash cache).
 
-    With NAME, also fail when a file needed by the dataset's default stream is missing.
+    Fails (exit 3, listing the files) on a mismatch, on a directory or broken link where a
+    file belongs, on a missing file that a dataset's default stream needs — for NAME, or
+    for every dataset of which some file is present — and when the data directory holds no
+    dataset file at all. Datasets with no file present are named, not failed; a missing
+    file of another part (a test split) is listed as a warning.
     """
     del rehash  # every run re-reads the files: a restored mtime must not hide an edit
     names = [name] if name is not None else list(_store.DATASETS)
@@ -195,12 +212,15 @@ def verify_command(
     for col in ("dataset", "file", "state", "sha256"):
         table.add_column(col, overflow="fold")
     problems: list[str] = []
+    partial: list[str] = []
+    absent: list[str] = []
     counts = {"ok": 0, "unverified": 0}
     for status in statuses:
+        if name is None and not any(st.present for st in status.files):
+            absent.append(status.spec.name)  # never obtained: nothing to check
+            continue
         needed = {f.path for f in status.spec.files_for()}
         for st in status.files:
-            if st.state == "missing" and name is None:
-                continue
             style = _FILE_STYLE.get(st.state, "")
             detail = st.actual or (st.problem and f"({st.problem})") or "-"
             table.add_row(
@@ -211,17 +231,26 @@ def verify_command(
             elif st.state == "invalid":
                 problems.append(f"{st.path} {st.problem}")
             elif st.state == "missing" and st.spec.path in needed:
-                problems.append(f"{st.path}: missing")
+                problems.append(f"{st.path}: missing ({status.spec.name} cannot be loaded)")
+            elif st.state == "missing" and st.spec.required:
+                partial.append(
+                    f"{st.path}: missing (the {st.spec.group!r} part of {status.spec.name} "
+                    "cannot be loaded; its default stream can)"
+                )
             elif st.state in counts:
                 counts[st.state] += 1
     console.print(table)
     if problems:
         raise DataError(
             "Verification failed:\n  "
-            + "\n  ".join(problems)
+            + "\n  ".join(problems + partial)
             + "\nReplace these files with good copies (`streamlearn data fetch NAME` downloads "
             "those with an official URL)."
         )
+    for line in partial:
+        console.print(f"[yellow]{line}[/yellow]")
+    if absent:
+        console.print(f"Not in the data directory (not checked): {', '.join(absent)}.")
     unverified = (
         f", {counts['unverified']} present without a reference hash" if counts["unverified"] else ""
     )
@@ -255,17 +284,20 @@ def fetch_command(
     timeout: Annotated[float, typer.Option(help="Network timeout in seconds.")] = 60.0,
 ) -> None:
     """Download a dataset's missing files from the official URLs and check their SHA-256."""
+    if not 0 < timeout < 1e6:  # also rejects nan
+        raise UserError(f"--timeout must be a positive number of seconds, not {timeout}.")
     from rich.progress import (
         BarColumn,
         DownloadColumn,
         Progress,
+        TaskID,
         TextColumn,
         TransferSpeedColumn,
     )
 
     _store.get_spec(name)
     console = _console()
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -285,3 +317,12 @@ def fetch_command(
         style = _FILE_STYLE.get(st.state, "")
         console.print(f"  [{style}]{st.state:10s}[/{style}] {st.path}")
     console.print(f"{name}: {_store.dataset_status(name, data_dir).label}")
+
+
+@data_app.command("cache-clear")
+def cache_clear_command() -> None:
+    """Delete the parsed-array cache (it is rebuilt on the next load); data files, in the
+    data directory or the default one under the cache directory, are never touched."""
+    folder = _parsed_cache.parsed_cache_dir()
+    n, freed = _parsed_cache.clear()
+    _console().print(f"Removed {n} file(s), {_human(freed)}, from {folder}.")

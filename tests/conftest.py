@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,18 @@ def shared_data_dir() -> Path | None:
     env = os.environ.get("STREAMLEARN_TEST_DATA")
     p = Path(env) if env else _SHARED
     return p if p.is_dir() else None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The whole suite's per-user cache (hash memo, parsed arrays) is a temporary
+    directory: tests never read a stale entry from, or write into, the real user cache.
+    Tests and modules that need their own cache set ``STREAMLEARN_CACHE`` again."""
+    path = tmp_path_factory.mktemp("user-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("STREAMLEARN_CACHE", str(path))
+        mp.delenv("STREAMLEARN_PARSED_CACHE", raising=False)
+        yield path
 
 
 @pytest.fixture

@@ -246,15 +246,12 @@ def test_unwritable_caches_do_not_stop_loading(monkeypatch, tmp_path, ddir):
     blocker.write_text("a file where the cache directory should be")
     monkeypatch.setenv("STREAMLEARN_CACHE", str(blocker / "cache"))
     write(ddir, "temperature/umass_davis_temperature.csv", b"temp\n1\n2\n4\n")
-    ddir.chmod(0o555)  # read-only data dir: parsed arrays would go to the (broken) cache
-    try:
-        for _ in range(2):
-            _, y, meta = load_dataset("temperature", ddir)
-            assert not meta["from_cache"]
-            np.testing.assert_allclose(y, [-1.0, -1 / 3, 1.0])
-    finally:
-        ddir.chmod(0o755)
+    for _ in range(2):  # the parsed arrays cannot be kept: parsed again, loaded all the same
+        _, y, meta = load_dataset("temperature", ddir)
+        assert not meta["from_cache"]
+        np.testing.assert_allclose(y, [-1.0, -1 / 3, 1.0])
     assert not blocker.is_dir()
+    assert sorted(p.name for p in ddir.iterdir()) == ["temperature"]
 
 
 def test_download_installs_with_the_atomic_writers_permissions(monkeypatch, tmp_path):
@@ -278,3 +275,70 @@ def test_download_into_a_path_that_cannot_be_created_is_a_data_error(tmp_path):
         _store.download(src.as_uri(), dest)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "src.bin"]
     assert [p.name for p in dest.iterdir()] == ["sub"]
+
+
+# --------------------------------------------------------------------------------------
+# Missing files fail `data verify`; list, info and fetch end cleanly
+# --------------------------------------------------------------------------------------
+
+
+def test_verify_of_all_datasets_fails_on_a_missing_file_of_a_present_dataset(
+    monkeypatch, capsys, ddir
+):
+    write(ddir, "adult/adult.data", b"39, State-gov, 77516\n")
+    write(ddir, "adult/adult.test", b"|1x3 Cross validator\n")
+    write(ddir, "libsvm/cod-rna", b"-1 1:10 2:0.5\n")  # its test file, cod-rna.t, is absent
+    pin(monkeypatch, "adult", ddir)
+    pin(monkeypatch, "codrna", ddir)
+    code, out = main_cli(monkeypatch, capsys, "data", "verify", "--data-dir", str(ddir))
+    assert code == 0, out
+    assert "3 file(s) verified; no mismatch." in out
+    flat = " ".join(out.split())
+    assert "cod-rna.t: missing (the 'test' part of codrna cannot be loaded" in flat
+    assert "Not in the data directory (not checked): " in flat and "covtype" in flat
+    (ddir / "adult" / "adult.test").unlink()
+    code, out = main_cli(monkeypatch, capsys, "data", "verify", "--data-dir", str(ddir))
+    assert code == DataError.exit_code, out
+    flat = " ".join(out.split())
+    assert "Verification failed:" in flat and "no mismatch" not in flat
+    assert f"{ddir / 'adult' / 'adult.test'}: missing (adult cannot be loaded)" in flat
+    assert "cod-rna.t: missing" in flat  # listed with the failure as well
+    assert "Traceback" not in out
+
+
+def test_list_and_info_say_when_the_data_directory_is_not_there(monkeypatch, capsys, tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("not a directory")
+    for path, what in ((tmp_path / "nope", "does not exist"), (not_a_dir, "is not a directory")):
+        for args in (("data", "list"), ("data", "info", "mnist")):
+            code, out = main_cli(monkeypatch, capsys, *args, "--data-dir", str(path))
+            assert code == 0, out
+            assert f"The data directory {path} (given explicitly) {what}" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf"])
+def test_fetch_refuses_a_bad_timeout(monkeypatch, capsys, tmp_path, timeout):
+    code, out = main_cli(
+        monkeypatch, capsys, "data", "fetch", "covtype", "--data-dir", str(tmp_path / "d"),
+        "--timeout", timeout,
+    )
+    assert code == 2, out
+    assert "--timeout must be a positive number of seconds" in " ".join(out.split())
+    assert not (tmp_path / "d").exists()
+
+
+def test_fetch_without_network_fails_cleanly_and_writes_nothing(monkeypatch, capsys, tmp_path):
+    import dataclasses
+
+    spec = DATASETS["covtype"]
+    unreachable = "http://127.0.0.1:9/covtype.data.gz"  # the discard port: nothing listens
+    files = (dataclasses.replace(spec.files[0], url=unreachable),)
+    monkeypatch.setitem(DATASETS, "covtype", dataclasses.replace(spec, files=files))
+    code, out = main_cli(
+        monkeypatch, capsys, "data", "fetch", "covtype", "--data-dir", str(tmp_path / "d"),
+        "--timeout", "5",
+    )
+    assert code == DataError.exit_code, out
+    flat = " ".join(out.split())
+    assert f"Download of {unreachable} failed" in flat and "Traceback" not in out
+    assert not (tmp_path / "d").exists()

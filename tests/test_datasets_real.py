@@ -21,6 +21,7 @@ from numpy.testing import assert_array_equal
 from streamlearn.datasets import _store
 from streamlearn.datasets.real import REAL_STREAMS, load_dataset, load_split
 from streamlearn.datasets.real_forks import AdversarialStream
+from tests.data_dir_guard import forbid_writes, link_copy, snapshot
 
 DATA = Path(
     os.environ.get(
@@ -71,7 +72,13 @@ def private_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def loaded(private_cache):
+def data_before(private_cache):
+    """The data folder's entries before this module loads anything."""
+    return snapshot(DATA)
+
+
+@pytest.fixture(scope="module")
+def loaded(private_cache, data_before):
     """Load every present dataset twice: (cold, cached) results."""
     return {name: (load_dataset(name), load_dataset(name)) for name in EXPECTED}
 
@@ -124,8 +131,34 @@ def test_shared_files_all_verify():
     assert _store.dataset_status("codrna", DATA).state == "partial"  # cod-rna.t absent
 
 
-def test_shared_folder_is_not_written(loaded):
-    assert not (DATA / ".parsed").exists()
+def test_shared_folder_is_not_written(loaded, data_before):
+    assert snapshot(DATA) == data_before
+
+
+@pytest.mark.parametrize("writable", [True, False], ids=["writable-copy", "read-only"])
+def test_loads_are_cached_outside_the_data_folder(writable, tmp_path, monkeypatch):
+    """Whether the data folder is writable or not, the parsed arrays go to the user cache
+    and the folder is left exactly as it was."""
+    monkeypatch.setenv("STREAMLEARN_CACHE", str(tmp_path / "cache"))
+    names = ("german", "spambase", "letter")
+    attempts: list[str] = []
+    if writable:  # a user's own folder: links to the real files in a writable directory
+        files = [f.path for n in names for f in _store.DATASETS[n].files_for()]
+        ddir = link_copy(DATA, tmp_path / "data", files)
+    else:  # as root, chmod does not stop a write: refuse every write under DATA instead
+        ddir = DATA
+        attempts = forbid_writes(monkeypatch, DATA)
+    before = snapshot(ddir)
+    for name in names:
+        X, y, meta = load_dataset(name, ddir)
+        X2, y2, meta2 = load_dataset(name, ddir)
+        assert not meta["from_cache"] and meta2["from_cache"], name
+        assert_array_equal(X2, X)
+        assert_array_equal(y2, y)
+    assert snapshot(ddir) == before
+    assert attempts == []
+    parsed = sorted(p.name.split("-")[0] for p in (tmp_path / "cache" / "parsed").iterdir())
+    assert parsed == sorted(names)
 
 
 def test_paper_facts(loaded):

@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 
 from streamlearn.base import DataError, UserError
 from streamlearn.cli_data import data_app
-from streamlearn.datasets import _store
+from streamlearn.datasets import _parsed_cache, _store
 from streamlearn.datasets._store import DATASETS, FileSpec
 from streamlearn.datasets.real import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
 from streamlearn.datasets.real_forks import AdversarialStream
@@ -356,56 +356,6 @@ def test_auto_download_on_load(tmp_path, ddir, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
-# Parsed-array cache
-# --------------------------------------------------------------------------------------
-
-
-def test_parsed_cache_round_trip_and_compaction(tmp_path):
-    path = tmp_path / "c" / "x.npz"
-    arrays = {
-        "X": np.array([[1.0, -3.0], [70000.0, 2.0]]),  # integral: stored as int32
-        "Z": np.array([0.5, np.nan]),
-        "y": np.array([0, 1], dtype=np.int64),
-        "names": np.array(["a", "b"]),
-    }
-    assert _store.save_parsed(path, arrays)
-    with np.load(path) as raw:
-        assert raw["X"].dtype == np.int32
-    back = _store.load_parsed(path)
-    assert back is not None
-    for k, v in arrays.items():
-        assert_array_equal(back[k], v)
-        assert back[k].dtype == v.dtype
-    assert [p.name for p in path.parent.iterdir()] == ["x.npz"]
-
-
-def test_corrupt_parsed_cache_is_ignored(tmp_path):
-    path = tmp_path / "x.npz"
-    path.write_bytes(b"PK\x03\x04garbage")
-    assert _store.load_parsed(path) is None
-    assert _store.load_parsed(tmp_path / "absent.npz") is None
-
-
-def test_parsed_cache_location(tmp_path, ddir):
-    assert _store.parsed_cache_path(ddir, "x", "k") == ddir / ".parsed" / "x-k.npz"
-    ddir.chmod(0o555)
-    try:
-        assert _store.parsed_cache_path(ddir, "x", "k") == tmp_path / "cache" / "parsed" / "x-k.npz"
-    finally:
-        ddir.chmod(0o755)
-
-
-def test_cache_key_depends_on_params_hashes_and_version(monkeypatch):
-    k = _store.cache_key("a", {"part": "all"}, ["h1"])
-    assert k == _store.cache_key("a", {"part": "all"}, ["h1"])
-    assert k != _store.cache_key("a", {"part": "train"}, ["h1"])
-    assert k != _store.cache_key("a", {"part": "all"}, ["h2"])
-    assert k != _store.cache_key("b", {"part": "all"}, ["h1"])
-    monkeypatch.setattr(_store, "PARSER_VERSION", "999")
-    assert k != _store.cache_key("a", {"part": "all"}, ["h1"])
-
-
-# --------------------------------------------------------------------------------------
 # CoverType on a tiny file: parsing, the cache, bad data
 # --------------------------------------------------------------------------------------
 
@@ -441,7 +391,7 @@ def test_covtype_tiny_file_and_cache(monkeypatch, ddir):
     assert meta2["from_cache"]
     assert_array_equal(X2, X)
     assert_array_equal(y2, y)
-    assert len(list((ddir / ".parsed").glob("covtype-*.npz"))) == 1
+    assert len(list(_parsed_cache.parsed_cache_dir().glob("covtype-*.npz"))) == 1
 
 
 def test_covtype_cache_invalidated_when_file_changes(monkeypatch, ddir):
@@ -463,7 +413,7 @@ def test_cache_can_be_disabled(monkeypatch, ddir):
     load_dataset("covtype", ddir)
     _, _, meta = load_dataset("covtype", ddir)
     assert not meta["from_cache"]
-    assert not (ddir / ".parsed").exists()
+    assert not _parsed_cache.parsed_cache_dir().exists()
 
 
 @pytest.mark.parametrize(
@@ -487,7 +437,7 @@ def test_covtype_bad_data(monkeypatch, ddir, mutate, match):
     pin(monkeypatch, "covtype", ddir)
     with pytest.raises(DataError, match=match):
         load_dataset("covtype", ddir)
-    assert not (ddir / ".parsed").exists() or not list((ddir / ".parsed").iterdir())
+    assert _parsed_cache.entries() == []
 
 
 def test_covtype_truncated_gzip(monkeypatch, ddir):

@@ -1,4 +1,4 @@
-"""Data directory, the dataset table, checksums, downloads and the parsed-array cache.
+"""Data directory, the dataset table, checksums and downloads.
 
 Data directory
 --------------
@@ -33,14 +33,12 @@ if the hash matches: a half-written or mismatching file never appears under the 
 name. Loading never downloads unless ``STREAMLEARN_AUTO_DOWNLOAD=1`` is set;
 ``streamlearn data fetch NAME`` downloads explicitly.
 
-Parsed-array cache
-------------------
-Parsed arrays are stored as ``.npz`` files keyed by the dataset, the parse parameters,
-:data:`PARSER_VERSION` and the raw files' hashes, written atomically. They go to
-``<data_dir>/.parsed/`` when the data directory is writable and to
-``<cache>/parsed/`` otherwise (the shared data directory is read-only). ``<cache>`` is
-``platformdirs.user_cache_dir("streamlearn")``, overridable with ``STREAMLEARN_CACHE``.
-The hash memo and the parsed arrays are caches: when they cannot be written, loading
+Caches
+------
+``<cache>`` is ``platformdirs.user_cache_dir("streamlearn")``, overridable with
+``STREAMLEARN_CACHE``; it holds the hash memo and the parsed arrays
+(:mod:`streamlearn.datasets._parsed_cache`). Loading only reads the data directory; only
+downloads write there. Both caches are best-effort: when they cannot be written, loading
 goes on without them.
 """
 
@@ -49,19 +47,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import io
 import json
 import os
 import stat
 import urllib.error
 import urllib.request
-import zipfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from streamlearn import atomic
 from streamlearn.base import DataError, UserError
@@ -76,13 +70,11 @@ from streamlearn.datasets._spec import DatasetSpec, FileSpec
 __all__ = [
     "CATALOGUES",
     "DATASETS",
-    "PARSER_VERSION",
     "DatasetSpec",
     "DatasetStatus",
     "FileSpec",
     "FileStatus",
     "cache_dir",
-    "cache_key",
     "data_dir_origin",
     "dataset_status",
     "dir_writable",
@@ -90,20 +82,14 @@ __all__ = [
     "fetch",
     "file_sha256",
     "get_spec",
-    "load_parsed",
-    "parsed_cache_path",
     "require_files",
     "resolve_data_dir",
-    "save_parsed",
     "verify_file",
 ]
 
 ENV_DATA = "STREAMLEARN_DATA"
 ENV_CACHE = "STREAMLEARN_CACHE"
 ENV_AUTO_DOWNLOAD = "STREAMLEARN_AUTO_DOWNLOAD"
-
-#: Bump when a parser's output changes, to invalidate parsed caches.
-PARSER_VERSION = "1"
 
 _CHUNK = 1 << 20
 
@@ -589,23 +575,8 @@ def fetch(
 
 
 # --------------------------------------------------------------------------------------
-# Parsed-array cache
+# Directories that may be written
 # --------------------------------------------------------------------------------------
-
-
-def cache_key(name: str, params: Mapping[str, Any], file_hashes: Iterable[str]) -> str:
-    """Key of a parsed-array cache entry: dataset, parse parameters, parser version, hashes."""
-    blob = json.dumps(
-        {
-            "name": name,
-            "params": dict(sorted(params.items())),
-            "version": PARSER_VERSION,
-            "files": list(file_hashes),
-        },
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
 def dir_writable(path: Path) -> bool:
@@ -625,65 +596,3 @@ def dir_writable(path: Path) -> bool:
     if not p.stat().st_mode & 0o222:
         return False
     return os.access(p, os.W_OK | os.X_OK)
-
-
-def parsed_cache_path(data_dir: str | os.PathLike[str] | None, name: str, key: str) -> Path:
-    """Where the parsed arrays of ``name`` with ``key`` live (data dir if writable, else cache)."""
-    ddir = resolve_data_dir(data_dir)
-    if ddir.is_dir() and dir_writable(ddir):
-        return ddir / ".parsed" / f"{name}-{key}.npz"
-    return cache_dir() / "parsed" / f"{name}-{key}.npz"
-
-
-_INT_TYPES = (np.int8, np.int16, np.int32)
-
-
-def _compact(arr: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Store integral float64 arrays as the smallest int type (lossless); flag if done."""
-    if arr.dtype != np.float64 or arr.size == 0:
-        return arr, False
-    lo, hi = float(np.min(arr)), float(np.max(arr))
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return arr, False
-    for t in _INT_TYPES:
-        info = np.iinfo(t)
-        if info.min <= lo and hi <= info.max:
-            cast = arr.astype(t)
-            if np.array_equal(cast, arr):
-                return cast, True
-            return arr, False
-    return arr, False
-
-
-def save_parsed(path: Path, arrays: Mapping[str, np.ndarray]) -> bool:
-    """Write ``arrays`` to ``path`` atomically (``.npz``); returns False if not writable."""
-    payload: dict[str, np.ndarray] = {}
-    as_float = []
-    for key, arr in arrays.items():
-        stored, flag = _compact(np.asarray(arr))
-        payload[key] = stored
-        if flag:
-            as_float.append(key)
-    payload["__as_float64__"] = np.array(as_float, dtype=str)
-    buf = io.BytesIO()
-    np.savez(buf, **payload)
-    try:
-        atomic.write_bytes(path, buf.getvalue())
-    except atomic.OutputError:  # a cache: the arrays are parsed again next time
-        return False
-    return True
-
-
-def load_parsed(path: Path) -> dict[str, np.ndarray] | None:
-    """Read a parsed-array cache entry; None if absent or unreadable (it is then rebuilt)."""
-    if not path.is_file():
-        return None
-    try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-        return None
-    as_float = set(arrays.pop("__as_float64__", np.array([], dtype=str)).tolist())
-    for k in as_float:
-        arrays[k] = arrays[k].astype(np.float64)
-    return arrays

@@ -15,7 +15,8 @@ module                                     streams
 =========================================  =====================================================
 
 Each reads the official files from the data directory (see
-:mod:`streamlearn.datasets._store` for resolution, checksums and the parsed-array cache,
+:mod:`streamlearn.datasets._store` for resolution and checksums,
+:mod:`streamlearn.datasets._parsed_cache` for the parsed-array cache,
 and the ``catalogue_*`` modules for the files), applies exactly the preprocessing its
 paper describes, and returns ``X`` (float64) and ``y`` (int64 labels ``0..C-1`` or
 float64 targets). This module holds what they share: :class:`RealStream`,
@@ -41,17 +42,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import DataError, OfType, Options, Stream, StreamInfo, UserError
+from streamlearn.datasets import _parsed_cache
 from streamlearn.datasets import _parsers as P
 from streamlearn.datasets._store import (
     DATASETS,
     DatasetSpec,
     FileSpec,
-    cache_key,
-    load_parsed,
-    parsed_cache_path,
     require_files,
     resolve_data_dir,
-    save_parsed,
 )
 from streamlearn.registry import get_stream
 from streamlearn.registry import register_stream as _register_stream
@@ -93,10 +91,6 @@ def register_stream(name: str) -> Any:
 def real_stream_class(name: str) -> type[Stream]:
     """The stream class registered as ``name`` (real-data streams first)."""
     return REAL_STREAMS[name] if name in REAL_STREAMS else get_stream(name)
-
-
-def _env_cache_enabled() -> bool:
-    return os.environ.get("STREAMLEARN_PARSED_CACHE", "1") not in ("0", "false", "no")
 
 
 # --------------------------------------------------------------------------------------
@@ -266,15 +260,15 @@ class RealStream(Stream):
         hashes = [str(st.actual) for st in statuses]
         arrays = None
         cpath = None
-        if _env_cache_enabled():
-            key = cache_key(self.dataset, self._parse_params(), hashes)
-            cpath = parsed_cache_path(self.data_dir, self.dataset, key)
-            arrays = load_parsed(cpath)
+        if _parsed_cache.enabled():
+            key = _parsed_cache.cache_key(self.dataset, self._parse_params(), hashes)
+            cpath = _parsed_cache.parsed_cache_path(self.dataset, key)
+            arrays = _parsed_cache.load_parsed(cpath)
         from_cache = arrays is not None
         if arrays is None:
             arrays = self._parse([st.path for st in statuses])
             if cpath is not None:
-                save_parsed(cpath, arrays)
+                _parsed_cache.save_parsed(cpath, arrays)
         integral = "X" in arrays and arrays["X"].dtype.kind in "iub"
         X, y, extra = self._finish(arrays)
         X = np.asarray(X, dtype=np.float64)
