@@ -120,10 +120,10 @@ def checked_predictions(out: Any, m: int, start: int, who: str, classification: 
         conv = arr
     else:  # objects, strings, complex: value by value, naming the first bad one
         values = [_as_prediction(v, classification) for v in arr.tolist()]
-        k = next((i for i, v in enumerate(values) if v is None), None)
-        if k is not None:
-            raise PredictionError(f"{who} predicted {_shown(arr[k])} for sample {start + k}"
-                                  f": {_expected(classification, n_classes)}")
+        bad = next((i for i, v in enumerate(values) if v is None), None)
+        if bad is not None:
+            raise PredictionError(f"{who} predicted {_shown(arr[bad])} for sample "
+                                  f"{start + bad}: {_expected(classification, n_classes)}")
         conv = np.asarray(values)
     conv = conv.astype(np.int64 if classification else np.float64, copy=False)
     _check_values(conv, start, who, classification, n_classes)
