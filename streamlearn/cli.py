@@ -202,8 +202,9 @@ def run(
     ] = "processes",
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="With --backend dask: address of a running Dask scheduler "
-        "(tcp://HOST:PORT). Workers need no shared filesystem: they return records to this "
-        "client and read data from their own $STREAMLEARN_DATA.", show_default=False)
+        "(tcp://HOST:PORT); it must answer within 10 s. Workers need no shared filesystem: "
+        "they return records to this client and read data from their own "
+        "$STREAMLEARN_DATA.", show_default=False)
     ] = None,
     retries: Annotated[int, typer.Option(
         "--retries", min=0, help="With --backend dask: resubmissions of a run whose worker "

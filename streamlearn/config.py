@@ -819,6 +819,11 @@ def _build(cls: Any, params: dict[str, Any], path: str) -> Any:
         raise _fail(path, str(exc)) from None
     except (TypeError, ValueError) as exc:
         raise _fail(path, f"{cls.__name__} rejected these parameters: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # its own code raised (SystemExit, RuntimeError, ...)
+        raise _fail(path, f"building {cls.__name__} failed: {type(exc).__name__}: {exc}"
+                    ) from None
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

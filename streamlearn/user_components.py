@@ -234,9 +234,9 @@ class _Wrapped(Learner):
     def _validate_target(self) -> None:
         try:
             self.target(**self.params_)
-        except UserError:
+        except (UserError, KeyboardInterrupt):
             raise
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: the class's code, not the user's exit
             raise UserError(f"{self.target.__name__} rejected these parameters: "
                             f"{type(exc).__name__}: {exc}") from None
 
@@ -283,10 +283,8 @@ class _UserLearnerBase(_Wrapped):
         self.n_classes_ = n_classes
 
     def predict_one(self, x: np.ndarray) -> Any:
-        y = self.model_.predict_one(x)
-        if self.task == "classification":
-            return 0 if y is None else int(y)
-        return 0.0 if y is None else float(y)
+        # as it is: the engine checks it (None, NaN, 2.5, a label out of range fail the run)
+        return self.model_.predict_one(x)
 
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         self.model_.learn_one(x, y)
@@ -307,9 +305,7 @@ class _UserLearnerBase(_Wrapped):
 
 class _UserLearnerMany(_UserLearnerBase):
     def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        out = np.asarray(self.model_.predict_learn_many(X, y))
-        return out.astype(np.int64 if self.task == "classification" else np.float64,
-                          copy=False)
+        return self.model_.predict_learn_many(X, y)  # checked by the engine, not converted
 
 
 def _user_wrapper(obj: type, name: str) -> type[Learner]:

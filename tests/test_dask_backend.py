@@ -223,6 +223,95 @@ def test_unreachable_scheduler_is_a_message_and_nothing_is_written(tmp_path, cap
     assert "Traceback" not in text and not (tmp_path / "o").exists()
 
 
+class _NotDask:
+    """A TCP service on 127.0.0.1 that is not a Dask scheduler: an HTTP server (it waits for
+    a request line that Dask's handshake never sends) or a port that answers garbage."""
+
+    def __init__(self, kind: str) -> None:
+        import http.server
+        import socket
+        import threading
+
+        self.kind = kind
+        if kind == "http":
+            self.server = http.server.ThreadingHTTPServer(
+                ("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+            self.port = self.server.server_address[1]
+            target = self.server.serve_forever
+        else:
+            self.sock = socket.create_server(("127.0.0.1", 0))
+            self.sock.settimeout(0.2)
+            self.port = self.sock.getsockname()[1]
+            self.stop = threading.Event()
+            target = self._garbage
+        self.thread = threading.Thread(target=target, daemon=True)
+        self.thread.start()
+
+    def _garbage(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            conn.sendall(b"\xff" * 64 + b"not dask " * 50)
+            time.sleep(0.5)
+            conn.close()
+
+    def close(self) -> None:
+        if self.kind == "http":
+            self.server.shutdown()
+            self.server.server_close()
+        else:
+            self.stop.set()
+            self.thread.join()
+            self.sock.close()
+
+
+@pytest.mark.parametrize("kind,cause", [
+    ("http", "no answer in Dask's protocol within 3 s (not a Dask scheduler?)"),
+    ("garbage", "its answer is not Dask's protocol, so not a Dask scheduler"),
+    ("worker", "it answered as 'Worker', not as a Dask scheduler"),
+])
+def test_a_scheduler_address_that_is_not_dask_is_exit_2_within_the_timeout(
+        tmp_path, capsys, monkeypatch, cluster, kind, cause):
+    """Was: more than 150 s of hang (an HTTP server), or exit 1 with a traceback ("Unable
+    to allocate 3.07 EiB" from the handshake). Now exit 2 with the address and the cause
+    within the connect timeout (3 s here), nothing written."""
+    import threading
+
+    from streamlearn.evaluation import dask_backend
+
+    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 3.0)
+    service = None
+    if kind == "worker":  # a Dask worker's address: Dask's protocol, but not a scheduler
+        address = next(iter(cluster.scheduler_info["workers"]))
+    else:
+        service = _NotDask(kind)
+        address = f"tcp://127.0.0.1:{service.port}"
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(_config()))
+    result: list = []
+    t0 = time.perf_counter()
+    try:
+        runner = threading.Thread(target=lambda: result.append(_cli(
+            ["run", str(path), "--out", str(tmp_path / "o"), "--backend", "dask",
+             "--scheduler", address], capsys)), daemon=True)
+        runner.start()
+        runner.join(timeout=30)
+        elapsed = time.perf_counter() - t0
+        assert not runner.is_alive(), "streamlearn run hung on a service that is not Dask"
+    finally:
+        if service is not None:
+            service.close()
+    rc, text = result[0]
+    flat = " ".join(text.split())
+    assert rc == 2, text
+    assert f"Cannot connect to the Dask scheduler at '{address}' (connect timeout 3 s): " \
+        f"{cause}" in flat
+    assert "Traceback" not in text and not (tmp_path / "o").exists()
+    assert elapsed < 3.0 + 5.0
+
+
 def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     """SIGINT to the client mid-experiment: exit 130 with the usual message, the runs
     already finished are complete records, nothing else is in runs/."""

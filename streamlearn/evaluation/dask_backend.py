@@ -15,7 +15,12 @@ client touches the output directory:
   ``retries`` times, then recorded as failed with the reason. Failures that are not the
   learner's (lost worker, data missing on a worker) are marked ``retry_on_resume``, so
   the next ``streamlearn run`` computes them again;
-* Ctrl-C cancels every future; only complete records are on disk.
+* Ctrl-C cancels every future; only complete records are on disk;
+* before anything is written, the client checks that a Dask scheduler answers at the
+  address (Dask's connection, handshake and an ``identity`` request under one deadline,
+  :data:`CONNECT_TIMEOUT` = 10 s): a wrong address, a service that is not Dask (an HTTP
+  server, a port sending garbage) or a Dask worker is exit 2 with the address and the
+  cause, never a hang (Dask's own timeout does not cover its handshake).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ from streamlearn.evaluation.runner import (
 )
 
 INSTALL_HINT = "pip install 'streamlearn[dask]'"
+#: Seconds to connect to a scheduler and hear it answer as one (``DaskBackend.connect_timeout``).
+CONNECT_TIMEOUT = 10.0
 EVENT_TOPIC = "streamlearn-run-started"
 POLL_SECONDS = 0.2
 
@@ -99,6 +106,58 @@ def run_on_worker(spec: RunSpec, data_dir: str | None) -> ComputedRun:
 # --------------------------------------------------------------------------------------
 
 
+def check_scheduler(address: str, timeout: float) -> None:
+    """Raise unless a Dask scheduler answers at ``address`` within ``timeout`` seconds.
+
+    A TCP address is first reached with a plain socket (a refused or unreachable port is
+    an ``OSError`` at once); then Dask's connection, handshake and an ``identity`` request
+    run under one deadline — Dask's ``Client`` bounds the connection but not the handshake,
+    which a service that is not Dask leaves waiting, or feeds garbage. Anything that is not
+    a scheduler's answer is a ``ValueError`` saying so. Runs in a thread of its own, so it
+    works whether or not the caller has an event loop running."""
+    import asyncio
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect, parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.security import Security
+
+    t0 = time.monotonic()
+    scheme, loc = parse_address(address)
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(loc)
+        socket.create_connection((host, port), timeout=timeout).close()
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=timeout,
+                             **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(identity(), max(timeout - (time.monotonic() - t0), 0.1))
+
+    with ThreadPoolExecutor(1, thread_name_prefix="streamlearn-dask-check") as pool:
+        try:
+            reply = pool.submit(asyncio.run, bounded()).result()
+        except TimeoutError:
+            raise ValueError(f"no answer in Dask's protocol within {timeout:g} s (not a "
+                             "Dask scheduler?)") from None
+        except OSError:
+            raise
+        except Exception as exc:  # garbage: a frame length of exabytes, a bad header, ...
+            raise ValueError(f"its answer is not Dask's protocol, so not a Dask scheduler "
+                             f"({type(exc).__name__}: {exc})") from None
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        raise ValueError(f"it answered as {kind or type(reply).__name__!r}, not as a Dask "
+                         "scheduler")
+
+
 def _lost_worker_errors() -> tuple[type[BaseException], ...]:
     """Exceptions of a future meaning "the worker (or the connection) went away"."""
     from concurrent.futures import CancelledError
@@ -124,7 +183,7 @@ class DaskBackend:
     workers: int = 2
     retries: int = 2
     worker_data_dir: str | None = None
-    connect_timeout: float = 15.0
+    connect_timeout: float = field(default_factory=lambda: CONNECT_TIMEOUT)
     _client: Any = field(default=None, init=False, repr=False)
     _cluster: Any = field(default=None, init=False, repr=False)
 
@@ -170,12 +229,15 @@ class DaskBackend:
                                        memory_limit=0, silence_logs=logging.ERROR)
             return cluster, Client(cluster)
         try:
+            check_scheduler(self.scheduler, self.connect_timeout)
             client = Client(self.scheduler, timeout=self.connect_timeout)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # refused, timed out, not Dask, ...
+            cause = str(exc) if type(exc) is ValueError else f"{type(exc).__name__}: {exc}"
             raise UserError(
-                f"Cannot connect to the Dask scheduler at {self.scheduler!r}: {exc}. Start "
-                "one with `dask scheduler` (workers: `dask worker ADDRESS --nthreads 1`), or "
-                "drop --scheduler to use a local cluster.") from None
+                f"Cannot connect to the Dask scheduler at {self.scheduler!r} (connect "
+                f"timeout {self.connect_timeout:g} s): {cause}. Start one with `dask "
+                "scheduler` (workers: `dask worker ADDRESS --nthreads 1`), or drop "
+                "--scheduler to use a local cluster.") from None
         return None, client
 
     def run(self, pending: list[RunSpec], out_dir: Path,

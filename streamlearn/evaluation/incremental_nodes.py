@@ -48,6 +48,7 @@ from streamlearn.base import (
     UserError,
 )
 from streamlearn.evaluation.preparation import build_stream, cap, derive_seeds, train_test_split
+from streamlearn.evaluation.prequential import checked_predictions, read_only
 from streamlearn.evaluation.protocols import score_curves
 from streamlearn.registry import register_metric, register_protocol
 from streamlearn.ridge_bls_nodes import BLSNodeGenerator, NodeSchedule, TestNodes
@@ -280,6 +281,7 @@ class IncrementalNodesProtocol(Protocol):
         U = s.updates
         Y = np.zeros((n, c))
         Y[np.arange(n), ytr] = 1.0
+        Y_seen = read_only(Y)
         learner.reset(kmax, c)
         gen = BLSNodeGenerator(s, int(data.info["node_seed"]))
         test_nodes = TestNodes(gen, Xte)
@@ -305,18 +307,22 @@ class IncrementalNodesProtocol(Protocol):
                 A[:, k:k + q] = H
                 del H
                 t2 = time.perf_counter()
+                # the learner sees read-only views: it cannot change the network's nodes
                 if u == 0:
-                    learner.initialize(A[:, :q], Y)  # type: ignore[attr-defined]
+                    learner.initialize(read_only(A[:, :q]), Y_seen)  # type: ignore[attr-defined]
                 else:
-                    learner.update(A[:, :k], A[:, k:k + q])  # type: ignore[attr-defined]
+                    learner.update(read_only(A[:, :k]),  # type: ignore[attr-defined]
+                                   read_only(A[:, k:k + q]))
                 t3 = time.perf_counter()
                 peak[u] = tracemalloc.get_traced_memory()[1]
                 t_nodes[u], t_update[u] = t1 - t0, t3 - t2
                 k += q
                 t4 = time.perf_counter()
                 At[:, k - q:k] = test_nodes.block(u)
-                pred = learner.predict_many(At[:, :k])  # type: ignore[attr-defined]
-                if pred is not None:
+                pred = learner.predict_many(read_only(At[:, :k]))  # type: ignore[attr-defined]
+                if pred is not None:  # None: NA (the factorisation failed)
+                    pred = checked_predictions(pred, nt, 0, type(learner).__name__, True, c,
+                                               method="predict_many")
                     acc[u] = float(np.mean(pred == yte))
                 t_test[u] = time.perf_counter() - t4
                 failed[u] = int(getattr(learner, "failed_at_", -1) >= 0)

@@ -5,17 +5,129 @@ For every sample ``k`` the learner first predicts ``x_k`` with the model of samp
 ``predict_learn_many`` runs each chunk in one (compiled) call that keeps this order
 inside; otherwise the engine loops over ``predict_one``/``learn_one`` and times the two
 calls separately.
+
+Learners see read-only views of ``X`` and ``y`` (:func:`read_only`): one learner cannot
+change the data the next learner on the same stream sees, and a learner that tries fails
+its run. Every prediction is checked (:class:`PredictionError`): a class label must be an
+integer in ``0..C-1`` (an integral float is accepted), a regression target a finite real
+number; the per-sample loop checks each value's type as it comes (a set lookup) and every
+chunk's range in one vectorised pass, the fused path checks its output array per chunk.
 """
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from streamlearn.base import Learner, has_predict_learn_many
+
+
+class PredictionError(ValueError):
+    """A learner returned something that is not a prediction (``None``, NaN, a label out of
+    range, a non-integral class, an array of the wrong shape): its run fails."""
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` that cannot be written through (``a`` itself is not changed; no copy)."""
+    view = np.asarray(a).view()
+    view.flags.writeable = False
+    return view
+
+
+#: Types a per-sample prediction may have without a closer look (the common ones).
+_FAST_TYPES = {
+    "classification": frozenset({int, np.int64, np.int32, np.intp}),
+    "regression": frozenset({float, np.float64}),
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _expected(classification: bool, n_classes: int | None) -> str:
+    if not classification:
+        return "a finite real number was expected"
+    if n_classes is None:
+        return "a class label (an integer >= 0) was expected"
+    return f"a class label (an integer in 0..{n_classes - 1}) was expected"
+
+
+def _as_prediction(value: Any, classification: bool) -> int | float | None:
+    """``value`` as a label (int) or a target (float); ``None`` when it is neither."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, bool | np.bool_):
+        return int(value) if classification else None
+    if classification:
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            f = float(value)
+            return int(f) if f.is_integer() else None  # NaN and inf are not integers
+        return None
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return None
+
+
+def _check_values(seg: np.ndarray, start: int, who: str, classification: bool,
+                  n_classes: int | None) -> None:
+    """Raise :class:`PredictionError` for the first out-of-range label (or non-finite
+    target) of ``seg``, whose first entry is sample ``start``; vectorised."""
+    if seg.size == 0:
+        return
+    if classification:
+        if seg.min() >= 0 and (n_classes is None or seg.max() < n_classes):
+            return
+        bad = (seg < 0) if n_classes is None else ((seg < 0) | (seg >= n_classes))
+    else:
+        if np.isfinite(seg).all():
+            return
+        bad = ~np.isfinite(seg)
+    k = int(np.flatnonzero(bad)[0])
+    raise PredictionError(f"{who} predicted {seg[k].item()!r} for sample {start + k}: "
+                          f"{_expected(classification, n_classes)}")
+
+
+def checked_predictions(out: Any, m: int, start: int, who: str, classification: bool,
+                        n_classes: int | None, method: str = "predict_learn_many",
+                        ) -> np.ndarray:
+    """The predictions a learner's ``method`` returned for ``m`` samples from ``start``,
+    checked (shape ``(m,)``, numbers of the right kind, in range) and as int64 labels or
+    float64 targets; :class:`PredictionError` names the first bad one."""
+    arr = np.asarray(out)
+    if arr.shape != (m,):
+        raise PredictionError(
+            f"{who}.{method} returned {type(out).__name__} of shape "
+            f"{arr.shape} for the {m} samples from sample {start}; an array of shape "
+            f"({m},) was expected.")
+    kind = arr.dtype.kind
+    if kind in "iub" or (kind == "f" and not classification):
+        conv = arr
+    elif kind == "f":  # classification: integral floats only
+        integral = np.isfinite(arr) & (arr == np.trunc(arr))
+        if not integral.all():
+            k = int(np.flatnonzero(~integral)[0])
+            raise PredictionError(f"{who} predicted {arr[k].item()!r} for sample {start + k}"
+                                  f": {_expected(classification, n_classes)}")
+        conv = arr
+    else:  # objects, strings, complex: value by value, naming the first bad one
+        values = [_as_prediction(v, classification) for v in arr.tolist()]
+        bad = next((i for i, v in enumerate(values) if v is None), None)
+        if bad is not None:
+            raise PredictionError(f"{who} predicted {_shown(arr[bad])} for sample "
+                                  f"{start + bad}: {_expected(classification, n_classes)}")
+        conv = np.asarray(values)
+    conv = conv.astype(np.int64 if classification else np.float64, copy=False)
+    _check_values(conv, start, who, classification, n_classes)
+    return conv
 
 
 @dataclass
@@ -44,6 +156,7 @@ def run_prequential(
     record_scores: bool = False,
     on_predictions: Callable[[int, np.ndarray], None] | None = None,
     keep_predictions: bool = True,
+    n_classes: int | None = None,
 ) -> PrequentialOutput:
     """Run ``learner`` test-then-train over ``(X, y)``; the learner must be ``reset``.
 
@@ -70,9 +183,21 @@ def run_prequential(
         ``False``: do not hold the whole prediction array (one chunk's worth is reused;
         ``y_pred`` of the output is then empty), so that memory does not grow with ``n``;
         the predictions reach the caller through ``on_predictions`` only.
+    n_classes
+        Number of classes (classification): a predicted label outside ``0..n_classes-1``
+        fails the run; ``None``: only negative labels do.
+
+    Raises
+    ------
+    PredictionError
+        A prediction that is not a label in range (classification) or a finite number
+        (regression), naming the learner, the sample and the value.
     """
+    X, y = read_only(X), read_only(y)
     n = X.shape[0]
+    who = type(learner).__name__
     classification = learner.task == "classification"
+    fast_types = _FAST_TYPES["classification" if classification else "regression"]
     dtype = np.int64 if classification else np.float64
     y_pred = np.empty(n if keep_predictions else min(n, chunk_size), dtype=dtype)
     fused = use_many and has_predict_learn_many(learner)
@@ -97,11 +222,14 @@ def run_prequential(
             t0 = clock()
             into(Xc, yc, y_pred[lo:lo + stop - start])
             chunk_seconds[c] = clock() - t0
+            _check_values(y_pred[lo:lo + stop - start], start, who, classification,
+                          n_classes)
         elif fused:
             t0 = clock()
             out = learner.predict_learn_many(Xc, yc)  # type: ignore[attr-defined]
             chunk_seconds[c] = clock() - t0
-            y_pred[lo:lo + stop - start] = out
+            y_pred[lo:lo + stop - start] = checked_predictions(
+                out, stop - start, start, who, classification, n_classes)
             if scores is not None:
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
@@ -116,6 +244,15 @@ def run_prequential(
                 t1 = clock()
                 learn_one(xi, yi)
                 t2 = clock()
+                if type(p) not in fast_types:
+                    q = _as_prediction(p, classification)
+                    if q is None:
+                        _check_values(y_pred[lo:lo + i], start, who, classification,
+                                      n_classes)  # an earlier bad value is named first
+                        raise PredictionError(
+                            f"{who} predicted {_shown(p)} for sample {start + i}: "
+                            f"{_expected(classification, n_classes)}")
+                    p = q
                 y_pred[lo + i] = p
                 if scores is not None:
                     scores[start + i] = learner.last_score_  # type: ignore[attr-defined]
@@ -125,6 +262,8 @@ def run_prequential(
             t_pred += c_pred
             t_learn += c_learn
             chunk_seconds[c] = c_pred + c_learn
+            _check_values(y_pred[lo:lo + stop - start], start, who, classification,
+                          n_classes)
         chunk_sizes[c] = stop - start
         if on_predictions is not None:
             on_predictions(start, y_pred[lo:lo + stop - start])

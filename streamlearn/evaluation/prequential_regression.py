@@ -29,7 +29,7 @@ from streamlearn.base import (
     UserError,
 )
 from streamlearn.evaluation.preparation import prepare_stream, shift_target
-from streamlearn.evaluation.prequential import run_prequential
+from streamlearn.evaluation.prequential import read_only, run_prequential
 from streamlearn.evaluation.protocols import (
     WARM_UP_ROWS,
     PrequentialProtocol,
@@ -133,7 +133,7 @@ class PrequentialSeriesRegression(PrequentialProtocol):
 
     def warm_up(self, learner: Learner, data: PreparedData) -> None:
         X = self._inputs(learner, data)
-        learner.warm_up(X[:WARM_UP_ROWS], data.y[:WARM_UP_ROWS])
+        learner.warm_up(read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS]))
         clone = learner.clone()
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
         k = min(2, X.shape[0])

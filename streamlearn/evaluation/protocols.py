@@ -28,7 +28,7 @@ from streamlearn.base import (
     RunResult,
 )
 from streamlearn.evaluation.preparation import prepare_stream
-from streamlearn.evaluation.prequential import PrequentialOutput, run_prequential
+from streamlearn.evaluation.prequential import PrequentialOutput, read_only, run_prequential
 from streamlearn.registry import get_metric, register_protocol
 
 #: Rows of the run's own data a learner's :meth:`~streamlearn.base.Learner.warm_up` sees.
@@ -111,12 +111,14 @@ class PrequentialProtocol(Protocol):
         """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed
         run measures the learner and not the compiler: the learner's own
         :meth:`~streamlearn.base.Learner.warm_up` on the first 256 samples (it reaches
-        paths such as a full budget), then the first two samples through the runner."""
-        learner.warm_up(data.X[:WARM_UP_ROWS], data.y[:WARM_UP_ROWS])
+        paths such as a full budget), then the first two samples through the runner.
+        Both see read-only views of the data, as the run does."""
+        learner.warm_up(read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS]))
         clone = learner.clone()
         clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
         k = min(2, data.X.shape[0])
-        run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
+        run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1),  # type: ignore[arg-type]
+                        n_classes=data.n_classes)
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         n = data.X.shape[0]
@@ -126,7 +128,7 @@ class PrequentialProtocol(Protocol):
         want_scores = any("scores" in get_metric(m).requires for m in ctx.metrics)
         out = run_prequential(learner, data.X, data.y, chunk_size=ctx.chunk_size,
                               use_many=ctx.fused, on_chunk=progress,
-                              record_scores=want_scores)
+                              record_scores=want_scores, n_classes=data.n_classes)
         at = checkpoint_positions(n, ctx.checkpoints)
         extra = data.extra
         arrays = {"y_pred": out.y_pred, "y_true": data.y}

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from streamlearn import registry
-from streamlearn.base import DataError, Learner, Protocol, RunContext
+from streamlearn.base import DataError, Learner, PreparedData, Protocol, RunContext
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
+from streamlearn.evaluation.failures import SigintWatch, describe_failure
 from streamlearn.evaluation.output_dir import OutputDirLock, check_writable
 from streamlearn.evaluation.preparation import build_stream, derive_seeds
 from streamlearn.file_names import run_id as make_run_id
@@ -114,7 +115,12 @@ def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
 
 
 def build_learner(acfg: AlgorithmConfig, seed: int) -> Learner:
-    cls = registry.get_algorithm(acfg.name)
+    """The learner of a run: the algorithm's class with its parameters (and, when it takes
+    a ``seed`` and the config gives none, the run's derived learner seed)."""
+    return _construct(registry.get_algorithm(acfg.name), acfg, seed)
+
+
+def _construct(cls: type[Learner], acfg: AlgorithmConfig, seed: int) -> Learner:
     params = dict(acfg.params)
     if "seed" in cls._param_names() and "seed" not in params:
         params["seed"] = derive_seeds(seed)["learner"]
@@ -207,7 +213,14 @@ def compute_run(
     data_dir: str | None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> ComputedRun:
-    """Compute one run's record without writing anything (see :func:`execute_run`)."""
+    """Compute one run's record without writing anything (see :func:`execute_run`).
+
+    Everything the learner's own code does — its construction, ``repr``, warm-up, the run,
+    ``model_bytes``, its counters, the memory pass — is guarded: whatever it raises, any
+    ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` of its own, ...), is this
+    run's failure (:mod:`~streamlearn.evaluation.failures`). A real Ctrl-C still
+    interrupts; preparing the data (a ``UserError``) is not the learner's and propagates.
+    """
     t_start = time.perf_counter()
     record = base_record(spec)
     ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
@@ -216,24 +229,42 @@ def compute_run(
     with _single_thread_blas():
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
-        record["stream_info"] = prepared.info
-        learner = build_learner(spec.algorithm, spec.seed)
-        record["learner"] = repr(learner)
+    record["stream_info"] = prepared.info
+    cls = registry.get_algorithm(spec.algorithm.name)
+    with SigintWatch() as sigint:
         try:
-            protocol.check_data(type(learner), prepared)
-            protocol.warm_up(learner, prepared)
-            cpu0 = time.process_time()
-            result = protocol.run(learner, prepared, ctx)
-            cpu_seconds = time.process_time() - cpu0
-        except (KeyboardInterrupt, MemoryError):
-            raise
-        except Exception as exc:  # a learner failing is a result, recorded and reported
-            record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
+            with _single_thread_blas():
+                fields, arrays = _run_learner(spec, cls, protocol, prepared, ctx, record)
+        except BaseException as exc:
+            if sigint.seen:  # a real Ctrl-C, whatever the learner made of it
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            error = describe_failure(exc, cls.__name__)
+            record.update(status="failed", error=error,
                           traceback=traceback.format_exc(limit=8))
             return ComputedRun(record, RunOutcome(spec.run_id, "failed",
-                                                  time.perf_counter() - t_start,
-                                                  record["error"]))
-    record.update(
+                                                  time.perf_counter() - t_start, error))
+        if sigint.seen:  # the learner swallowed the Ctrl-C's KeyboardInterrupt
+            raise KeyboardInterrupt
+    record.update(fields)
+    return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
+                       arrays)
+
+
+def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
+                 prepared: PreparedData, ctx: RunContext, record: dict[str, Any],
+                 ) -> tuple[dict[str, Any], dict[str, np.ndarray] | None]:
+    """The part of a run that executes the learner's code: the record's result fields and
+    the arrays to save. Sets ``record["learner"]`` as soon as it is known."""
+    learner = _construct(cls, spec.algorithm, spec.seed)
+    record["learner"] = str(repr(learner))
+    protocol.check_data(type(learner), prepared)
+    protocol.warm_up(learner, prepared)
+    cpu0 = time.process_time()
+    result = protocol.run(learner, prepared, ctx)
+    cpu_seconds = time.process_time() - cpu0
+    fields: dict[str, Any] = dict(
         status="ok",
         metrics=result.metrics,
         metric_info={m: registry.get_metric(m).display_info() for m in result.metrics},
@@ -245,19 +276,17 @@ def compute_run(
                 if isinstance(result.timing, dict) else result.timing),
         **result.notes,
     )
-    record["memory"] = {
-        "model_bytes": learner.model_bytes(),
+    fields["memory"] = {
+        "model_bytes": int(learner.model_bytes()),
         # high-water mark of the whole process (a worker may have run other runs before)
         "process_peak_rss_bytes": _peak_rss_bytes(),
     }
     if spec.memory_profile:
-        with _single_thread_blas():
-            fresh = build_learner(spec.algorithm, spec.seed)
-            record["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
-    record["learner_counters"] = learner_counters(learner)
+        fresh = _construct(cls, spec.algorithm, spec.seed)
+        fields["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
+    fields["learner_counters"] = learner_counters(learner)
     arrays = dict(result.arrays) if spec.save_predictions and result.arrays else None
-    return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
-                       arrays)
+    return fields, arrays
 
 
 def learner_counters(learner: Any) -> dict[str, int | float]:
@@ -445,17 +474,11 @@ def run_experiment(
                     result.outcomes.append(outcome)
                     progress.run_finished(outcome)
             else:
-                from joblib import Parallel, delayed, parallel_config
+                from streamlearn.evaluation.process_pool import run_in_processes
 
-                me = os.getpid()
-                with parallel_config(backend="loky", inner_max_num_threads=1):
-                    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-                    for outcome in parallel(
-                        delayed(_execute_in_worker)(spec, out_dir, data_dir, me)
-                        for spec in pending
-                    ):
-                        result.outcomes.append(outcome)
-                        progress.run_finished(outcome)
+                for outcome in run_in_processes(pending, out_dir, data_dir, jobs):
+                    result.outcomes.append(outcome)
+                    progress.run_finished(outcome)
         finally:
             progress.stop()
     return result

@@ -1,0 +1,652 @@
+"""No misbehaving learner loses or corrupts a result while the run exits 0 (issue 21).
+
+* whatever a learner's code raises — ``SystemExit``, its own ``KeyboardInterrupt``,
+  ``GeneratorExit``, any ``BaseException`` — from any of its methods fails its run only
+  (a failed record naming it; the experiment goes on and exits 1), with ``--jobs 1`` and
+  ``--jobs 2``; a worker process a learner ends (``os._exit``) fails that run only; a
+  real Ctrl-C still stops the experiment with exit 130;
+* learners see read-only inputs in every protocol and path: one cannot change the data
+  the next one sees;
+* predictions are checked: ``None``, NaN, 2.5, labels out of range, a fused chunk of the
+  wrong shape fail the run with the learner, the sample and the value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from streamlearn import registry, user_components
+from streamlearn.base import Classifier, PreparedData, Regressor, RunContext
+from streamlearn.evaluation.prequential import PredictionError, run_prequential
+from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression
+from streamlearn.evaluation.protocols import PrequentialClassification
+from tests.cli_helpers import run_cli
+
+MODULE = '''
+import os
+import time
+
+import numpy as np
+
+from streamlearn.base import Classifier
+
+
+class Custom(BaseException):
+    """A BaseException of the learner's own."""
+
+
+def _exception(what):
+    return {"SystemExit": SystemExit(0), "KeyboardInterrupt": KeyboardInterrupt(),
+            "GeneratorExit": GeneratorExit(), "Custom": Custom("custom")}[what]
+
+
+class Majority:
+    """The most frequent class so far."""
+
+    def reset(self, n_features, n_classes):
+        self.counts = np.zeros(n_classes)
+
+    def predict_one(self, x):
+        return int(np.argmax(self.counts))
+
+    def learn_one(self, x, y):
+        self.counts[y] += 1
+
+
+class Raises(Majority):
+    """Majority that raises `what` in its method `where` (at the 5th sample)."""
+
+    def __init__(self, what: str = "SystemExit", where: str = "predict_one"):
+        self.what = what
+        self.where = where
+
+    def _maybe(self, where):
+        if where == self.where:
+            raise _exception(self.what)
+
+    def reset(self, n_features, n_classes):
+        self._maybe("reset")
+        super().reset(n_features, n_classes)
+
+    def warm_up(self, X, y):
+        self._maybe("warm_up")
+
+    def predict_one(self, x):
+        if self.counts.sum() >= 4:
+            self._maybe("predict_one")
+        return super().predict_one(x)
+
+    def learn_one(self, x, y):
+        if self.counts.sum() >= 4:
+            self._maybe("learn_one")
+        super().learn_one(x, y)
+
+
+class RaisesMany(Raises):
+    """Raises, with a fused predict_learn_many."""
+
+    def predict_learn_many(self, X, y):
+        self._maybe("predict_learn_many")
+        out = np.empty(len(y), dtype=np.int64)
+        for i in range(len(y)):
+            out[i] = Majority.predict_one(self, X[i])
+            Majority.learn_one(self, X[i], int(y[i]))
+        return out
+
+
+class WeirdFloat(np.float64):
+    """A counter value whose .item() raises (learner_counters reads it)."""
+
+    def item(self):
+        raise SystemExit(3)
+
+
+class RaisesLearner(Classifier):
+    """A streamlearn learner raising `what` in `where`: init (after the config's check),
+    repr, model_bytes or counters."""
+
+    armed = False  # set once the config is loaded: its own check builds the learner
+
+    def __init__(self, *, what: str = "SystemExit", where: str = "init"):
+        self.what = what
+        self.where = where
+        if where == "init" and type(self).armed:
+            raise _exception(what)
+
+    def __repr__(self):
+        if self.where == "repr":
+            raise _exception(self.what)
+        return "RaisesLearner()"
+
+    def reset(self, n_features, n_classes):
+        self.counts_ = np.zeros(n_classes)
+        if self.where == "counters":
+            self.odd_ = WeirdFloat(1.0)
+
+    def predict_one(self, x):
+        return int(np.argmax(self.counts_))
+
+    def learn_one(self, x, y):
+        self.counts_[y] += 1
+
+    def model_bytes(self):
+        if self.where == "model_bytes":
+            raise _exception(self.what)
+        return 0
+
+
+class Mutates(Majority):
+    """Changes its input x in place (x[:] = 0) before predicting."""
+
+    def predict_one(self, x):
+        x[:] = 0.0
+        return super().predict_one(x)
+
+
+class Predicts:
+    """Predicts `value` (read as YAML) at sample `at`, class 0 elsewhere."""
+
+    def __init__(self, value: str = "null", at: int = 0):
+        self.value = value
+        self.at = at
+
+    def reset(self, n_features, n_classes):
+        import yaml
+
+        self.n = 0
+        self.v = yaml.safe_load(self.value)
+
+    def predict_one(self, x):
+        self.n += 1
+        return self.v if self.n - 1 == self.at else 0
+
+    def learn_one(self, x, y):
+        pass
+
+
+class Exits(Majority):
+    """Ends its process (os._exit) at the 5th prediction."""
+
+    def predict_one(self, x):
+        if self.counts.sum() >= 4:
+            os._exit(3)
+        return super().predict_one(x)
+
+
+class Slow(Majority):
+    """Majority at 2 ms per prediction; swallows a KeyboardInterrupt there (as a careless
+    learner's `except BaseException: pass` would)."""
+
+    def predict_one(self, x):
+        try:
+            time.sleep(0.002)
+        except KeyboardInterrupt:
+            pass
+        return super().predict_one(x)
+'''
+
+
+@pytest.fixture
+def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory holding the module ``misbehaving`` (importable from there)."""
+    (tmp_path / "misbehaving.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(tmp_path), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
+    yield tmp_path
+    sys.modules.pop("misbehaving", None)
+    for key in [k for k in user_components._resolved if "misbehaving" in k[1]]:
+        del user_components._resolved[key]
+
+
+def _config(tmp_path: Path, algorithms: list, *, repeats: int = 1, n: int = 300) -> Path:
+    cfg = {"name": "misbehaving", "repeats": repeats,
+           "streams": [{"name": "sea", "label": "SEA", "max_samples": n}],
+           "algorithms": algorithms, "metrics": ["oca"],
+           "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _records(out: Path) -> dict[str, dict]:
+    return {p.stem.split("__")[1]: json.loads(p.read_text())
+            for p in sorted((out / "runs").glob("*.json"))}
+
+
+def _fresh_workers() -> None:
+    """loky keeps idle workers across runs of one process; one started by an earlier test
+    has another working directory (a `streamlearn run` starts its own)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+
+
+# ------------------------------------------------------------------ exceptions of any kind
+
+
+CASES = [("Raises", what, where)
+         for what in ("SystemExit", "KeyboardInterrupt", "GeneratorExit", "Custom")
+         for where in ("predict_one", "learn_one", "reset", "warm_up")]
+CASES += [("RaisesMany", "SystemExit", "predict_learn_many"),
+          ("RaisesMany", "KeyboardInterrupt", "predict_learn_many")]
+CASES += [("RaisesLearner", "SystemExit", where)
+          for where in ("init", "repr", "model_bytes", "counters")]
+
+
+def _arm_after_config_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RaisesLearner's __init__ raises from the moment the config is loaded (the run)."""
+    import streamlearn.config
+
+    load = streamlearn.config.load_config
+
+    def load_then_arm(path: str | Path) -> object:
+        cfg = load(path)
+        registry.get_algorithm("misbehaving:RaisesLearner").armed = True
+        return cfg
+
+    monkeypatch.setattr(streamlearn.config, "load_config", load_then_arm)
+
+
+@pytest.mark.parametrize("cls,what,where", CASES)
+def test_anything_a_learner_raises_fails_its_run_only(user_dir, capsys, monkeypatch, cls,
+                                                      what, where):
+    if where == "init":
+        _arm_after_config_load(monkeypatch)
+    cfg = _config(user_dir, [
+        {"name": f"misbehaving:{cls}", "label": "Bad", "params": {"what": what, "where": where}},
+        {"name": "misbehaving:Majority", "label": "Majority"},
+    ], repeats=2)
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1, text
+    flat = " ".join(text.split())
+    assert "4 run(s) computed, 0 already complete, 2 failed" in flat
+    assert "Traceback" not in text
+    recs = {p.stem: json.loads(p.read_text()) for p in (user_dir / "out" / "runs").glob("*.json")}
+    assert sorted(recs) == ["SEA__Bad__seed0", "SEA__Bad__seed1",
+                            "SEA__Majority__seed0", "SEA__Majority__seed1"]
+    for seed in (0, 1):
+        bad = recs[f"SEA__Bad__seed{seed}"]
+        assert bad["status"] == "failed" and bad["error"].startswith(
+            "SystemExit" if where == "counters" else what)
+        assert recs[f"SEA__Majority__seed{seed}"]["status"] == "ok"
+    if what in ("SystemExit", "KeyboardInterrupt") and where != "counters":
+        name = "RaisesLearner" if cls == "RaisesLearner" else cls
+        hint = "called sys.exit()" if what == "SystemExit" else "raised KeyboardInterrupt itself"
+        assert f"{name} {hint}" in recs["SEA__Bad__seed0"]["error"]
+
+
+@pytest.mark.parametrize("cls", ["Raises", "Exits"])
+def test_in_worker_processes_a_learner_ending_its_process_fails_its_run_only(user_dir,
+                                                                            capsys, cls):
+    """--jobs 2: sys.exit() inside a worker, and os._exit() that kills the worker: the
+    other runs complete, the learner's runs are recorded failed, exit 1."""
+    _fresh_workers()
+    seeds = (0, 1) if cls == "Raises" else (0,)  # a dead worker costs a new one (seconds)
+    cfg = _config(user_dir, [{"name": f"misbehaving:{cls}", "label": "Bad"},
+                             {"name": "misbehaving:Majority", "label": "Majority"}],
+                  repeats=len(seeds))
+    rc, text = run_cli(["run", str(cfg), "--quiet", "--jobs", "2"], capsys)
+    assert rc == 1, text
+    assert "Traceback" not in text
+    recs = {p.stem: json.loads(p.read_text()) for p in (user_dir / "out" / "runs").glob("*.json")}
+    assert len(recs) == 2 * len(seeds)
+    for seed in seeds:
+        assert recs[f"SEA__Majority__seed{seed}"]["status"] == "ok"
+        bad = recs[f"SEA__Bad__seed{seed}"]
+        assert bad["status"] == "failed"
+        if cls == "Exits":
+            assert "the worker process running it died (exit codes: {EXIT(3)})" in bad["error"]
+        else:
+            assert bad["error"].startswith("SystemExit: 0 (Raises called sys.exit()")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
+    """SIGINT to `streamlearn run`: exit 130 within seconds, complete records only — also
+    when the learner running swallows the KeyboardInterrupt (`--jobs 1`: in this
+    process)."""
+    cfg = _config(user_dir, [{"name": "misbehaving:Slow", "label": "Slow"}], repeats=20,
+                  n=500)
+    out = user_dir / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "streamlearn.cli", "run", str(cfg), "-q",
+                             "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 90
+    while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the next run is in its learner's predict_one
+    t0 = time.time()
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.time() - t0 < 10
+    assert "Interrupted." in err
+    recs = list(out.glob("runs/*.json"))
+    assert 1 <= len(recs) < 20
+    assert all(json.loads(p.read_text())["status"] == "ok" for p in recs)
+
+
+def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, capsys):
+    registry.get_algorithm("misbehaving:RaisesLearner").armed = True
+    cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad"}])
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 2 and "building RaisesLearner failed: SystemExit: 0" in " ".join(text.split())
+    assert not (user_dir / "out").exists()
+
+
+# ------------------------------------------------------------------ read-only inputs
+
+
+def test_a_learner_changing_x_fails_and_the_next_learner_sees_the_data(user_dir, capsys):
+    """The issue's reproducer: `x[:] = 0` first in the list dropped RLS from 88.15 % to
+    66.15 % OCA with exit 0."""
+    cfg = _config(user_dir, [{"name": "rls", "label": "RLS"}], n=2000)
+    assert run_cli(["run", str(cfg), "--quiet"], capsys)[0] == 0
+    alone = _records(user_dir / "out")["RLS"]["metrics"]["oca"]
+    cfg = _config(user_dir, [{"name": "misbehaving:Mutates", "label": "Mutates"},
+                             {"name": "rls", "label": "RLS"}], n=2000)
+    rc, text = run_cli(["run", str(cfg), "--quiet", "--force"], capsys)
+    assert rc == 1, text
+    recs = _records(user_dir / "out")
+    assert recs["RLS"]["metrics"]["oca"] == alone
+    assert recs["Mutates"]["status"] == "failed"
+    assert recs["Mutates"]["error"].startswith(
+        "ValueError: assignment destination is read-only (Mutates tried to change its input")
+
+
+class _Writes(Classifier):
+    """Writes into one of its inputs in `where`."""
+
+    def __init__(self, *, where: str = "predict_one") -> None:
+        self.where = where
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        pass
+
+    def warm_up(self, X: np.ndarray, y: np.ndarray) -> None:
+        if self.where == "warm_up":
+            X[0, 0] = 1e9
+
+    def predict_one(self, x: np.ndarray) -> int:
+        if self.where == "predict_one":
+            x[0] = 1e9
+        return 0
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        if self.where == "learn_one":
+            x *= 2
+
+
+class _WritesMany(_Writes):
+    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.where == "many_X":
+            X[:] = 0.0
+        if self.where == "many_y":
+            y[:] = 1
+        return np.zeros(len(y), dtype=np.int64)
+
+
+class _WritesSeries(Regressor):
+    """A series learner (its own delay line) that writes into x."""
+
+    tags = frozenset({"needs_series"})
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        pass
+
+    def predict_one(self, x: np.ndarray) -> float:
+        x[0] = 0.0
+        return 0.0
+
+    def learn_one(self, x: np.ndarray, y: float) -> None:
+        pass
+
+
+@pytest.mark.parametrize("cls,where", [(_Writes, "predict_one"), (_Writes, "learn_one"),
+                                       (_Writes, "warm_up"), (_WritesMany, "many_X"),
+                                       (_WritesMany, "many_y")])
+def test_learners_get_read_only_inputs_in_every_path(cls, where):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 3)), rng.integers(0, 2, 50)
+    X0, y0 = X.copy(), y.copy()
+    data = PreparedData(X=X, y=y, info={}, n_classes=2)
+    proto = PrequentialClassification()
+    learner = cls(where=where)
+    with pytest.raises(ValueError, match="read-only"):
+        proto.warm_up(learner, data)
+        proto.run(learner, data, RunContext(metrics=("oca",), chunk_size=16))
+    assert np.array_equal(X, X0) and np.array_equal(y, y0)
+
+
+def test_a_series_learner_cannot_change_the_series():
+    series = np.sin(np.arange(40.0))
+    kept = series.copy()
+    data = PreparedData(X=series[:-1, None], y=series[1:], info={}, n_classes=None,
+                        extra={"series": series})
+    with pytest.raises(ValueError, match="read-only"):
+        PrequentialSeriesRegression().run(_WritesSeries(), data,
+                                          RunContext(metrics=("mse",), chunk_size=8))
+    assert np.array_equal(series, kept)
+
+
+def test_incremental_nodes_learners_get_read_only_nodes():
+    from streamlearn.evaluation.incremental_nodes import IncrementalNodesProtocol
+
+    registry.load_all()
+
+    class Overwrites(registry.ALGORITHMS["bls_chol2"]):  # type: ignore[misc, valid-type]
+        def update(self, A: np.ndarray, H: np.ndarray) -> None:
+            H[:] = 0.0
+            super().update(A, H)
+
+    class BadShape(registry.ALGORITHMS["bls_chol2"]):  # type: ignore[misc, valid-type]
+        def predict_many(self, A_test: np.ndarray) -> np.ndarray | None:
+            return super().predict_many(A_test)[:-1]
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 10))
+    y = (X[:, 0] > 0.5).astype(np.int64)
+    data = PreparedData(X=X[:100], y=y[:100], info={"node_seed": 3}, n_classes=2,
+                        extra={"X_test": X[100:], "y_test": y[100:]})
+    proto = IncrementalNodesProtocol(windows=2, window_nodes=4, enhancement=20, updates=2,
+                                     update_windows=1, update_enhancement=5,
+                                     update_additional=5)
+    ctx = RunContext(metrics=("update_accuracy",))
+    assert proto.run(registry.ALGORITHMS["bls_chol2"](lam=1e-2), data, ctx).metrics
+    with pytest.raises(ValueError, match="read-only"):
+        proto.run(Overwrites(lam=1e-2), data, ctx)
+    with pytest.raises(PredictionError, match=r"BadShape.predict_many returned ndarray of "
+                       r"shape \(99,\) for the 100 samples"):
+        proto.run(BadShape(lam=1e-2), data, ctx)
+
+
+def _learners_for_read_only_check() -> list[str]:
+    registry.load_all()
+    return sorted(n for n, c in registry.ALGORITHMS.items()
+                  if not n.startswith("moa_") and "grows_on_split" not in c.all_tags())
+
+
+@pytest.mark.parametrize("name", _learners_for_read_only_check())
+def test_every_builtin_learner_runs_on_read_only_inputs(name):
+    """Fused and per-sample, through the protocol's warm-up and run: the same result."""
+    from streamlearn.checks import check_stream
+
+    cls = registry.get_algorithm(name)
+    params = next(iter(cls._test_params()), {})
+    X, y, c = check_stream(cls, n=120)
+    if cls.task == "classification":
+        proto, metrics = PrequentialClassification(), ("oca",)
+        data = PreparedData(X=X, y=y, info={}, n_classes=c)
+    else:
+        proto, metrics = PrequentialSeriesRegression(lags=3), ("mse",)
+        series = np.r_[0.0, y]
+        data = PreparedData(X=series[:-1, None], y=series[1:], info={}, n_classes=None,
+                            extra={"series": series})
+    results = []
+    for fused in (True, False):
+        learner = cls(**params)
+        proto.warm_up(learner, data)
+        ctx = RunContext(metrics=metrics, checkpoints=4, chunk_size=50, fused=fused)
+        results.append(proto.run(learner, data, ctx).metrics)
+    assert results[0] == results[1]
+
+
+# ------------------------------------------------------------------ predictions checked
+
+
+class _Predicts(Classifier):
+    def __init__(self, *, value: object = None, at: int = 0) -> None:
+        self.value = value
+        self.at = at
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        self.n_ = 0
+
+    def predict_one(self, x: np.ndarray) -> object:
+        self.n_ += 1
+        return self.value if self.n_ - 1 == self.at else 1
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        pass
+
+
+class _PredictsRegression(Regressor):
+    def __init__(self, *, value: object = None, at: int = 0) -> None:
+        self.value = value
+        self.at = at
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        self.n_ = 0
+
+    def predict_one(self, x: np.ndarray) -> object:
+        self.n_ += 1
+        return self.value if self.n_ - 1 == self.at else 0.5
+
+    def learn_one(self, x: np.ndarray, y: float) -> None:
+        pass
+
+
+def _stream(n: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return rng.normal(size=(n, 2)), rng.integers(0, 3, n)
+
+
+@pytest.mark.parametrize("value", [None, float("nan"), 2.5, 99, -1, 3, "1", [1], 1 + 0j])
+def test_invalid_class_predictions_fail_naming_learner_sample_and_value(value):
+    X, y = _stream()
+    learner = _Predicts(value=value, at=37)
+    learner.reset(2, 3)
+    with pytest.raises(PredictionError) as info:
+        run_prequential(learner, X, y, chunk_size=16, n_classes=3)
+    assert str(info.value).startswith(f"_Predicts predicted {value!r} for sample 37: a class "
+                                      "label (an integer in 0..2) was expected")
+
+
+@pytest.mark.parametrize("value", [1.0, np.int32(1), np.float32(1.0), True, np.array(1)])
+def test_integral_class_predictions_count_as_that_class(value):
+    X, y = _stream()
+    learner = _Predicts(value=value, at=5)
+    learner.reset(2, 3)
+    out = run_prequential(learner, X, y, chunk_size=16, n_classes=3)
+    assert out.y_pred.dtype == np.int64 and np.all(out.y_pred == 1)
+
+
+@pytest.mark.parametrize("value", [None, float("nan"), float("inf"), "abc", [0.5]])
+def test_invalid_regression_predictions_fail(value):
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(40, 1)), rng.normal(size=40)
+    learner = _PredictsRegression(value=value, at=21)
+    learner.reset(1, None)
+    with pytest.raises(PredictionError, match=r"_PredictsRegression predicted .* for sample "
+                       r"21: a finite real number was expected"):
+        run_prequential(learner, X, y, chunk_size=8)
+
+
+class _Many(Classifier):
+    """A fused learner returning `make(n)` for each chunk."""
+
+    def __init__(self, *, make: object = None) -> None:
+        self.make = make
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        pass
+
+    def predict_one(self, x: np.ndarray) -> int:
+        return 0
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        pass
+
+    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> object:
+        return self.make(len(y))  # type: ignore[operator]
+
+
+def _with(n: int, k: int, value: object, dtype: object = np.float64) -> np.ndarray:
+    out = np.zeros(n, dtype=dtype)
+    out[k] = value
+    return out
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda n: np.zeros(n - 1, dtype=np.int64),
+     r"_Many.predict_learn_many returned ndarray of shape \(15,\) for the 16 samples from "
+     r"sample 0; an array of shape \(16,\) was expected"),
+    (lambda n: np.zeros((n, 1), dtype=np.int64), r"of shape \(16, 1\)"),
+    (lambda n: None, r"returned NoneType of shape \(\)"),
+    (lambda n: _with(n, 3, 0.5), r"_Many predicted 0.5 for sample 3:"),
+    (lambda n: _with(n, 4, np.nan), r"_Many predicted nan for sample 4:"),
+    (lambda n: _with(n, 5, 7, np.int64), r"_Many predicted 7 for sample 5: a class label "
+     r"\(an integer in 0..2\) was expected"),
+    (lambda n: _with(n, 6, -1, np.int64), r"_Many predicted -1 for sample 6:"),
+    (lambda n: [0] * (n - 1) + [None], r"_Many predicted None for sample 15:"),
+])
+def test_fused_chunks_are_checked(make, message):
+    X, y = _stream()
+    learner = _Many(make=make)
+    with pytest.raises(PredictionError, match=message):
+        run_prequential(learner, X, y, chunk_size=16, n_classes=3)
+
+
+def test_fused_integral_floats_are_labels():
+    X, y = _stream()
+    out = run_prequential(_Many(make=lambda n: np.full(n, 2.0)), X, y, chunk_size=16,
+                          n_classes=3)
+    assert out.y_pred.dtype == np.int64 and np.all(out.y_pred == 2)
+
+
+def test_predict_learn_into_is_checked():
+    class Into(_Many):
+        def predict_learn_into(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+            out[:] = 0
+            out[-1] = 9
+
+    X, y = _stream()
+    with pytest.raises(PredictionError, match="Into predicted 9 for sample 15:"):
+        run_prequential(Into(make=None), X, y, chunk_size=16, n_classes=3)
+
+
+def test_a_prediction_of_none_fails_the_run_with_exit_1(user_dir, capsys):
+    """The issue's reproducer: None was scored as class 0 (OCA 32.67 %, exit 0)."""
+    cfg = _config(user_dir, [{"name": "misbehaving:Predicts", "label": "P",
+                              "params": {"value": "null", "at": 7}}])
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1
+    rec = _records(user_dir / "out")["P"]
+    assert rec["status"] == "failed"
+    assert rec["error"] == ("PredictionError: Predicts predicted None for sample 7: a class "
+                            "label (an integer in 0..1) was expected")
+    cfg = _config(user_dir, [{"name": "misbehaving:Predicts", "label": "P",
+                              "params": {"value": "1.0", "at": 7}}])
+    rc, text = run_cli(["run", str(cfg), "--quiet", "--force"], capsys)
+    assert rc == 0, text  # an integral float is that class
