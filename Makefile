@@ -62,6 +62,36 @@ test: install
 test-all: install
 	$(BIN)/python -m pytest -q -m ''
 
+# The float-path tests (marker `floatpath`: two floating-point paths compared, e.g. fused
+# chunk vs per-sample loop, kernel vs NumPy reference, --jobs 1 vs 2) under each OpenBLAS
+# kernel in BLAS_KERNELS that this CPU can execute. OpenBLAS takes a forced
+# OPENBLAS_CORETYPE without checking the CPU (SkylakeX on a CPU without AVX-512 dies of an
+# illegal instruction), so a kernel runs only when /proc/cpuinfo lists the instructions it
+# needs, and only when NumPy's OpenBLAS reports that kernel in use; the others are listed
+# as skipped. Without any (another BLAS, another architecture) the default kernel runs.
+BLAS_KERNELS ?= Haswell:avx2,fma Sandybridge:avx SkylakeX:avx512f,avx512cd,avx512bw,avx512dq,avx512vl
+.PHONY: test-blas-kernels
+test-blas-kernels: install
+	@files=$$(grep -l 'floatpath' tests/test_*.py); \
+	flags=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "; ran=""; \
+	for spec in $(BLAS_KERNELS); do \
+	  core=$${spec%%:*}; missing=""; \
+	  for f in $$(echo "$${spec#*:}" | tr , ' '); do \
+	    case "$$flags" in *" $$f "*) ;; *) missing="$$missing $$f";; esac; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "test-blas-kernels: $$core skipped: this CPU lacks$$missing"; continue; fi; \
+	  got=$$(OPENBLAS_CORETYPE=$$core $(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info; print(' '.join(str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'))"); \
+	  case " $$got " in *" $$core "*) ;; *) \
+	    echo "test-blas-kernels: $$core skipped: OPENBLAS_CORETYPE=$$core gives '$$got'"; continue;; esac; \
+	  echo "== test-blas-kernels: OPENBLAS_CORETYPE=$$core"; \
+	  OPENBLAS_CORETYPE=$$core $(BIN)/python -m pytest -q -m floatpath $$files || exit $$?; \
+	  ran="$$ran $$core"; \
+	done; \
+	if [ -z "$$ran" ]; then \
+	  echo "== test-blas-kernels: no OpenBLAS kernel could be forced here; the default BLAS"; \
+	  $(BIN)/python -m pytest -q -m floatpath $$files || exit $$?; ran=" default"; fi; \
+	echo "test-blas-kernels: the float-path tests passed under:$$ran"
+
 lint: install
 	$(BIN)/ruff check streamlearn tests benchmarks
 	$(BIN)/mypy

@@ -105,6 +105,7 @@ def test_silence_is_not_a_breakdown(M):
     assert _rel_gap(got, ref) <= 1e-9
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("cls,params", [
     (FastONS, {"M": 7, "tau": 0.999}), (FastONS, {"M": 7, "offset": True}),
     (RegularONS, {"M": 7, "offset": True}), (OGDSeries, {"M": 7, "lr": 0.05}),

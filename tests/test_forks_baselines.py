@@ -42,6 +42,7 @@ SIGMA = 0.8
 GAMMA = 1.0 / (2 * SIGMA**2)
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("seed", range(3))
 def test_rbp_matches_literal_loop(seed: int) -> None:
     X, y = _stream(seed)
@@ -49,6 +50,7 @@ def test_rbp_matches_literal_loop(seed: int) -> None:
     assert_array_equal(got, ref.rbp(X, pm1_labels(y), GAMMA, 15, seed))
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("seed", range(3))
 def test_bpa_s_matches_literal_loop(seed: int) -> None:
     X, y = _stream(seed)
@@ -56,6 +58,7 @@ def test_bpa_s_matches_literal_loop(seed: int) -> None:
     assert_array_equal(got, ref.bpa_s(X, pm1_labels(y), GAMMA, 15, 1.0))
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("seed", range(3))
 def test_bogd_matches_literal_loop(seed: int) -> None:
     X, y = _stream(seed)
@@ -63,6 +66,7 @@ def test_bogd_matches_literal_loop(seed: int) -> None:
     assert_array_equal(got, ref.bogd(X, pm1_labels(y), GAMMA, 15, 0.2, 0.01, 10.0, seed))
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("seed", range(3))
 def test_projectron_matches_loop_with_direct_inverse(seed: int) -> None:
     X, y = _stream(seed)
@@ -166,6 +170,7 @@ def test_pros_n_kons_kors_inverse_and_embedding(seed: int, sigma: float,
     assert_allclose(m.P_ @ K @ m.P_.T, np.eye(m.P_.shape[0]), atol=1e-6)
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize(("seed", "loss", "max_dict", "chunk"), [
     (0, "hinge", None, 600), (1, "squared_hinge", None, 61), (2, "hinge", 40, 250),
     (3, "squared_hinge", None, 600)])
@@ -182,6 +187,17 @@ def test_pros_n_kons_fused_equals_per_sample_loop(seed: int, loss: str,
     np.testing.assert_array_equal(a.sv_[:a.n_sv_], b.sv_[:b.n_sv_])
     np.testing.assert_array_equal(a.Kbar_inv_, b.Kbar_inv_)
     assert a._rng.random() == b._rng.random()
+
+
+@pytest.mark.floatpath
+def test_pros_n_kons_fused_equals_per_sample_loop_with_a_one_row_embedding() -> None:
+    """A kernel so wide that the Gram matrix has numerical rank 1 leaves a one-row
+    embedding ``P``: NumPy's ``P @ k`` is then a ``ddot``, the fused loop's a ``dgemv``,
+    and the scores differed; both paths now call the same function."""
+    X, y = _stream(5, n=400)
+    a, _ = assert_fused_equals_loop(lambda: PROSNKONS(sigma=1e7, seed=0, max_dict=40),
+                                    X, y, 37)
+    assert a.P_.shape[0] == 1 and a.n_sv_ > 3
 
 
 def test_pros_n_kons_cap_and_first_point() -> None:

@@ -22,6 +22,8 @@ from streamlearn.algorithms.forks_sketch import (
 )
 from streamlearn.kernels import forks_budget as kb
 
+pytestmark = pytest.mark.floatpath  # run under several BLAS kernels: make test-blas-kernels
+
 # --------------------------------------------------------------------------------------
 # the plain loops (one ordered sum at a time)
 # --------------------------------------------------------------------------------------

@@ -109,6 +109,7 @@ def _learner(name: str, **extra):
     return cls(**params)
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("name", NINE)
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 def test_fused_and_per_sample_scores_are_identical(name: str, loss: str) -> None:

@@ -12,6 +12,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from streamlearn.kernels import forks_budget as kb
 from tests.reference import forks_budget as ref
 
+pytestmark = pytest.mark.floatpath  # run under several BLAS kernels: make test-blas-kernels
+
 SMALL = bool(numba.config.DISABLE_JIT)
 N = 30 if SMALL else 200
 

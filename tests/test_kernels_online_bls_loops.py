@@ -74,6 +74,7 @@ def test_gain_run_matches_reference(seed, beta, alpha):
     assert_allclose(W, W_ref, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.floatpath
 def test_run_kernels_split_into_chunks_give_identical_results():
     """One call over n rows ≡ several calls over pieces (the chunk boundary is invisible)."""
     A, y, U0, W0 = _stream(11, n=30)
@@ -123,6 +124,7 @@ def test_sqrt_run_matches_reference_and_ridge(seed):
     assert_array_equal(pred, pred_obls)
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("seed", SEEDS)
 def test_sqrt_run_blocks_of_four_are_bit_identical_to_single_samples(seed):
     A, y, U0, W0 = _stream(seed, n=23, m=37)  # m: a partial row block and column tile

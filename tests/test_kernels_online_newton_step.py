@@ -167,6 +167,7 @@ def test_fast_offset_extension_matches_regular_ons_with_offset(alpha):
     assert st["sc"][3] == pytest.approx(ref["w"][8], rel=1e-8, abs=1e-10)
 
 
+@pytest.mark.floatpath
 def test_chunked_calls_equal_one_call():
     x, y = _series(seed=6)
     whole, st1 = _run_fast(x, y, 16, 1.0, 0.5, 1e-8, offset=1)
@@ -179,6 +180,7 @@ def test_chunked_calls_equal_one_call():
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.floatpath
 def test_predict_matches_chunk_prediction_bitwise():
     """``series_predict`` (used by predict_one) sums in the chunk kernel's order."""
     x, y = _series(seed=7)

@@ -345,6 +345,7 @@ def test_ada_cholesky_retry_is_counted():
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("shrink", [None, 0.8])
 def test_predict_learn_many_equals_per_sample_loop(name, shrink, monkeypatch):
@@ -432,6 +433,7 @@ def test_feature_map_draw_order_and_shapes():
     assert_allclose(f.transform_one(x), np.concatenate([z, h]), rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.floatpath
 def test_transform_rows_equal_transform_one():
     f = BroadFeatureMap(6, 10, 10, 200, 2, np.random.default_rng(1), row_zscore=True)
     X = np.random.default_rng(2).standard_normal((25, 6)) * 5

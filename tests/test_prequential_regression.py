@@ -215,6 +215,7 @@ def test_regret_comparator_is_solved_once_per_series(monkeypatch):
     np.testing.assert_allclose(second[-1] * 120, cum[-1] - real(X, s[1:]), rtol=1e-12)
 
 
+@pytest.mark.floatpath
 def test_engine_writes_into_its_own_array_with_the_same_predictions():
     """``predict_learn_into`` (used by the engine when a learner has it) gives the same
     predictions as ``predict_learn_many`` and as the per-sample loop."""

@@ -126,6 +126,7 @@ def _loop(model: RLS, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+@pytest.mark.floatpath
 @pytest.mark.parametrize("params", list(RLS._test_params()))
 @pytest.mark.parametrize("seed", range(3))
 def test_predict_learn_many_equals_loop(seed: int, params: dict) -> None:
@@ -150,6 +151,7 @@ def test_predict_learn_many_equals_loop(seed: int, params: dict) -> None:
     assert_array_equal(a.P_, b.P_)
 
 
+@pytest.mark.floatpath
 def test_predict_learn_many_equals_loop_on_sea() -> None:
     X, y = SEAStream(n_samples=4000, drift_points=(2000,), variants=(0, 2), seed=3).to_arrays()
     a, b = RLS(forgetting=0.99), RLS(forgetting=0.99)

@@ -58,6 +58,7 @@ def test_same_seed_gives_identical_records(tmp_path):
     assert a["SEA__RLS__seed0"]["metrics"] != a["SEA__RLS__seed1"]["metrics"]
 
 
+@pytest.mark.floatpath
 def test_jobs_2_equals_jobs_1(tmp_path):
     cfg = parse_config(CFG)
     run_experiment(cfg, tmp_path / "serial", jobs=1)

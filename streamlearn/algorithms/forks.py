@@ -41,6 +41,7 @@ from streamlearn.kernels.forks_budget import (
     kernel_ogd_fill,
     ons_score,
     ons_step,
+    ordered_dot,
     sketch_stage2_loop,
 )
 from streamlearn.registry import register_algorithm
@@ -192,7 +193,7 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         if self.second_order:
             return float(ons_score(self._z, self.v_, self.Ainv_, self._bound(),
                                    self._project(), self._w, self._u))
-        return float(self._z @ self.v_)
+        return float(ordered_dot(self._z, self.v_))  # as the fused loop: no BLAS
 
     def _bound(self) -> float:
         return 0.0

@@ -20,8 +20,10 @@ from streamlearn.algorithms.forks_sketch import pinv
 from streamlearn.algorithms.kernel_budget import KernelBinaryClassifier, pm1_labels
 from streamlearn.base import Interval, Options, UserError
 from streamlearn.kernels.forks_budget import (
+    blas_matvec,
     dloss,
     gauss_matrix,
+    kors_probability,
     ons_score,
     ons_step,
     pnk_loop,
@@ -493,7 +495,7 @@ class PROSNKONS(KernelBinaryClassifier):
             self._z = np.zeros(0)
             return 0.0
         k = self._sv_row(x)
-        self._z = np.ascontiguousarray(self.P_ @ k)
+        self._z = blas_matvec(self.P_, k)  # the fused loop's call
         C = 0.0 if self.proj_bound is None else float(self.proj_bound)
         return float(ons_score(self._z, self.v_, self.Ainv_, C, self.proj_bound is not None,
                                self._w, self._u))
@@ -506,13 +508,8 @@ class PROSNKONS(KernelBinaryClassifier):
         # KORS (after the update)
         if self.max_dict is not None and n >= self.max_dict:
             return
-        if n > 0:
-            kb = self._krow[:n] / np.sqrt(self.p_[:n])
-            q = self.Kbar_inv_ @ kb
-            tau = (1.0 + self.eps) / self.ridge * max(0.0, 1.0 - float(kb @ q))
-        else:
-            tau = (1.0 + self.eps) / self.ridge
-        p = min(self.beta * tau, 1.0)
+        p = float(kors_probability(self._krow, self.p_, self.Kbar_inv_, n, float(self.eps),
+                                   float(self.ridge), float(self.beta)))
         if p <= 0.0 or self._rng.random() >= p:
             return
         self._accept(x, p)
@@ -545,7 +542,8 @@ class PROSNKONS(KernelBinaryClassifier):
         """Test-then-train over a chunk: the rounds between dictionary changes in one numba
         call (:func:`~streamlearn.kernels.forks_budget.pnk_loop`), the change itself
         (block inverse, eigen-embedding at the next round) in NumPy; identical to the
-        per-sample loop (same BLAS products, same random draws)."""
+        per-sample loop (the same numba functions for every product, the same random
+        draws)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         Y = pm1_labels(y)
         n = X.shape[0]

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import Classifier, Interval, Options, UserError
-from streamlearn.kernels.forks_budget import LossCode, gauss_row
+from streamlearn.kernels.forks_budget import LossCode, blas_dot, gauss_row
 
 __all__ = ["LOSSES", "KernelBinaryClassifier", "label_to_pm1", "score_to_label"]
 
@@ -113,10 +113,12 @@ class KernelBinaryClassifier(Classifier):
         return self._krow[:n]
 
     def _sv_score(self, x: np.ndarray) -> float:
-        """``f(x) = sum_i a_i kappa(x_i, x)`` (0 with no SV); leaves the row in ``_krow``."""
+        """``f(x) = sum_i a_i kappa(x_i, x)`` (0 with no SV); leaves the row in ``_krow``.
+        The product is :func:`~streamlearn.kernels.forks_budget.blas_dot`, the call the
+        fused stage 1 of FORKS/SkeGD makes (same bits by construction)."""
         if self.n_sv_ == 0:
             return 0.0
-        return float(self._sv_row(x) @ self.coef_[: self.n_sv_])
+        return float(blas_dot(self._sv_row(x), self.coef_[: self.n_sv_]))
 
     def _sv_append(self, x: np.ndarray, a: float) -> None:
         self.sv_[self.n_sv_] = x

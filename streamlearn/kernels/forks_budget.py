@@ -9,9 +9,14 @@ landmarks (Eq. 5); the second-order step is Eq. (10) with the Sherman–Morrison
 (Sec. 3.5); the first-order step is SkeGD's ``w <- w - eta (l'(f, y) z + lam w)``.
 Fused loops: FORKS/SkeGD stage 1 (:func:`kernel_ogd_fill`), their regular stage-2 rounds
 (:func:`sketch_stage2_loop`) and the PROS-N-KONS rounds between dictionary changes
-(:func:`pnk_loop`). Inner products of the fused loops that the per-sample Python path
-computes with NumPy's BLAS (``@``) use ``np.dot`` here, which numba routes to the same
-BLAS routine (ddot/dgemv), so the fused and per-sample paths round alike.
+(:func:`pnk_loop`). The fused loops and the per-sample Python path share one function
+for every product, so they round alike by construction on any CPU, BLAS kernel and
+thread count: :func:`ordered_dot` (an ordered sum, no BLAS) for the stage-2 scores, and
+:func:`blas_dot` / :func:`blas_matvec` / :func:`kors_probability` (``np.dot`` in numba,
+i.e. SciPy's OpenBLAS ``ddot`` / ``dgemv`` with the same shapes) for the kernel
+expansion of stage 1 and PROS-N-KONS. NumPy's ``@`` is a different library (NumPy's own
+OpenBLAS) and treats a one-row matrix times a vector as ``ddot``, so it is not used for
+a product that the fused loops also compute.
 
 Arrays and scalars only; labels are ``+1.0 / -1.0`` floats; losses are int codes
 (:class:`LossCode`). Kernels return an int status (:class:`KernelStatus`).
@@ -27,6 +32,8 @@ from numba import njit
 __all__ = [
     "KernelStatus",
     "LossCode",
+    "blas_dot",
+    "blas_matvec",
     "dloss",
     "feature_map",
     "first_order_step",
@@ -35,8 +42,10 @@ __all__ = [
     "gauss_row",
     "gemm_k_block_ids",
     "kernel_ogd_fill",
+    "kors_probability",
     "ons_score",
     "ons_step",
+    "ordered_dot",
     "pnk_loop",
     "scatter_add_rows",
     "sketch_gram",
@@ -192,6 +201,48 @@ def sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndar
         for b in range(sp):
             out[a, b] = R[b, a]
     return out
+
+
+@njit(cache=True)
+def ordered_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum_i a[i] b[i]`` added in index order from 0, no BLAS: the same bits on every CPU
+    and BLAS kernel (SkeGD's stage-2 score, fused and per sample)."""
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    return acc
+
+
+@njit(cache=True)
+def blas_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a . b`` by BLAS ``ddot`` (numba's ``np.dot``: SciPy's OpenBLAS), the one call the
+    fused loops and the per-sample path both make for the kernel expansion."""
+    return np.dot(a, b)
+
+
+@njit(cache=True)
+def blas_matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A x`` by BLAS ``dgemv`` (numba's ``np.dot``; ``ddot``-free even for one row, unlike
+    NumPy's ``@``), shared by the fused and the per-sample PROS-N-KONS embedding."""
+    return np.dot(A, x)
+
+
+@njit(cache=True)
+def kors_probability(krow: np.ndarray, p: np.ndarray, Kinv: np.ndarray, n: int, eps: float,
+                     ridge: float, beta: float) -> float:
+    """The KORS acceptance probability ``min(beta tau, 1)`` of a point with kernel row
+    ``krow[:n]`` against a dictionary of ``n`` points (weights ``p``, ``Kinv`` the inverse of
+    the regularised weighted Gram matrix): ``tau = (1 + eps) / ridge max(0, 1 - kb^T Kinv kb)``
+    with ``kb = k / sqrt(p)`` (spec Sec. 8.9)."""
+    if n > 0:
+        kb = krow[:n] / np.sqrt(p[:n])
+        q = np.dot(Kinv, kb)
+        r = 1.0 - np.dot(kb, q)
+        tau = (1.0 + eps) / ridge * (r if r > 0.0 else 0.0)
+    else:
+        tau = (1.0 + eps) / ridge
+    bt = beta * tau
+    return 1.0 if 1.0 < bt else bt
 
 
 @njit(cache=True)
@@ -385,9 +436,7 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
                     w[i] = v[i]
                 f = p
         else:
-            f = 0.0
-            for i in range(k):
-                f += z[i] * v[i]
+            f = ordered_dot(z, v)
         if not np.isfinite(f):
             status = 1
             break
@@ -449,7 +498,7 @@ def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.n
             f = 0.0
         else:
             _gauss_row_t(ST, n, X[t], gamma, acc, krow)
-            f = np.dot(krow[:n], coef[:n])
+            f = blas_dot(krow[:n], coef[:n])
         if not np.isfinite(f):
             return 1, t, n
         preds[t] = 1 if f >= 0.0 else 0
@@ -499,7 +548,7 @@ def pnk_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.ndarray,
             f = 0.0
         else:
             gauss_row(S, n, X[t], gamma, krow)
-            z = np.dot(P, krow[:n])
+            z = blas_matvec(P, krow[:n])
             f = ons_score(z, v, Ainv, C, project, w, u)
         if not np.isfinite(f):
             return 1, t, 0.0
@@ -509,15 +558,7 @@ def pnk_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.ndarray,
             ons_step(z, w, f, Y[t], loss, cw, Ainv, v, u)
         if not kors:
             continue
-        if n > 0:
-            kb = krow[:n] / np.sqrt(p[:n])
-            q = np.dot(Kinv, kb)
-            r = 1.0 - np.dot(kb, q)
-            tau = (1.0 + eps) / ridge * (r if r > 0.0 else 0.0)
-        else:
-            tau = (1.0 + eps) / ridge
-        bt = beta * tau
-        pt = 1.0 if 1.0 < bt else bt
+        pt = kors_probability(krow, p, Kinv, n, eps, ridge, beta)
         if pt <= 0.0 or rng.random() >= pt:
             continue
         return 0, t + 1, pt
