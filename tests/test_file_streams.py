@@ -130,7 +130,8 @@ def test_arff_nominal_features_and_declared_class_order(tmp_path):
     np.testing.assert_array_equal(X, [[0, 1.5], [2, 2.5], [1, 0.5]])
     np.testing.assert_array_equal(y, [1, 0, 1])  # declared order: yes=0, no=1
     p.write_text(ARFF.replace("green,0.5,no", "green,0.5,maybe"))
-    with pytest.raises(DataError, match=r"d\.arff, line 11, column class: the class 'maybe' is not one"):
+    with pytest.raises(DataError,
+                       match=r"d\.arff, line 11, column class: the class 'maybe' is not one"):
         ARFFStream(path=str(p)).to_arrays()
     p.write_text(ARFF.replace("blue,2.5,yes", "purple,2.5,yes"))
     with pytest.raises(DataError, match=r"line 9, column colour: 'purple' is not one of"):
