@@ -76,8 +76,8 @@ def _check_links(out_dir: Path) -> None:
         except OSError as exc:
             target = os.readlink(part)
             if exc.errno == errno.ELOOP:
-                what = (f"a symbolic link that loops (it points to {target!r}, which leads "
-                        "back to it)")
+                what = (f"a symbolic link that loops (it points to {target!r}, and "
+                        "following the links never reaches a directory)")
             else:
                 what = f"a symbolic link to {target!r}, which does not exist"
             where = ("The output directory" if part == out_dir
