@@ -484,7 +484,7 @@ class LIBSVMStream(_FileStream):
         lines = _data_lines(decode_text(data, src), 0, "#") if not np.all(
             np.isfinite(X)) or not np.all(np.isfinite(y)) else None
         _finite(X, src, lines, [str(k + 1) for k in range(X.shape[1])])
-        return X, self._targets(y, lines)
+        return X, self._targets(y, lines, "label")
 
 
 @register_stream("numpy")
