@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from tests.cli_helpers import run_cli
 
@@ -289,3 +291,67 @@ def test_the_check_before_writing_does_not_parse_the_file_again(tmp_path, monkey
     result = run_experiment(load_config(cfg_path), out)
     assert [o.status for o in result.outcomes] == ["ok"] * 4
     assert len(calls) == 1
+
+
+# --------------------------------------------------------------------------------------
+# Generated files
+# --------------------------------------------------------------------------------------
+
+_GOOD = ["0", "1", "2.5", "-3", "1e-3"]
+_BAD = ["nan", "inf", "1e999", "?", "", " ", "'q'", "1:2", "-1:3", "0:1", "#", "%", "@data",
+        "@attribute c {x,y}", "é", "\t", "x,y"]
+
+
+@st.composite
+def _data_files(draw: st.DrawFn) -> tuple[str, str]:
+    """A CSV, ARFF or LIBSVM file that is mostly well formed, with bad cells, dropped or
+    extra cells and bad header lines sprinkled in."""
+    suffix = draw(st.sampled_from([".csv", ".arff", ".svm"]))
+    bad = draw(st.floats(0.0, 0.3))  # the share of bad cells
+    cell = st.floats(0, 1).flatmap(lambda u: st.sampled_from(_BAD if u < bad else _GOOD))
+    n_cols = draw(st.integers(1, 3))
+    rows = draw(st.lists(st.lists(cell, min_size=n_cols, max_size=n_cols), max_size=6))
+    if rows and draw(st.floats(0, 1)) < bad:  # a row with a cell too few or too many
+        rows[-1] = rows[-1][1:] if draw(st.booleans()) else [*rows[-1], "1"]
+    labels = draw(st.lists(st.sampled_from(["x", "y"]) if bad < 0.15 else cell,
+                           min_size=len(rows), max_size=len(rows)))
+    if suffix == ".svm":
+        lines = [" ".join([lab, *(f"{k + 1}:{v}" for k, v in enumerate(r))])
+                 for lab, r in zip(labels, rows, strict=True)]
+        return suffix, "\n".join(lines) + "\n"
+    lines = [",".join([*r, lab]) for lab, r in zip(labels, rows, strict=True)]
+    if suffix == ".csv":
+        names = [*(f"a{k}" for k in range(n_cols)), "label"]
+        if draw(st.floats(0, 1)) < bad:  # a duplicate name
+            names[0] = "label"
+        header = ",".join(names) if draw(st.booleans()) else ""
+        return suffix, "\n".join(([header] if header else []) + lines) + "\n"
+    head = ["@relation r", *(f"@attribute a{k} numeric" for k in range(n_cols)),
+            "@attribute label {x,y}", "@data"]
+    if draw(st.floats(0, 1)) < bad:  # a bad header line somewhere
+        head.insert(draw(st.integers(0, len(head))), draw(st.sampled_from(
+            ["@attribute s string", "@attribute b {x,y", "oops", "@attribute a0 numeric"])))
+    return suffix, "\n".join(head + lines) + "\n"
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(file=_data_files())
+def test_generated_files_give_a_documented_outcome(tmp_path_factory, capsys, file):
+    """Whatever the file holds: a documented exit code, no traceback, and nothing written
+    unless the run started (exit 0 or 1: its records are there)."""
+    suffix, text = file
+    tmp = tmp_path_factory.mktemp("gen")
+    data = tmp / f"d{suffix}"
+    data.write_text(text)
+    out = tmp / "out"
+    cfg = _config(tmp, {"path": str(data)}, out)
+    for command in ("validate", "run"):
+        rc, output = run_cli([command, str(cfg)] + (["-q"] if command == "run" else []),
+                             capsys)
+        event(f"{command} exit {rc}")
+        assert rc in {0, 1} | DOCUMENTED and "Traceback" not in output, output
+        if rc in DOCUMENTED:
+            assert not out.exists(), output
+        elif command == "run":
+            assert list((out / "runs").glob("*.json")), output
