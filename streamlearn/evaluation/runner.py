@@ -420,8 +420,10 @@ def run_experiment(
     Records are written one by one as runs finish, so an interrupted experiment loses at
     most the runs in flight; re-running resumes. ``force`` recomputes every run. A stream
     whose data files are missing is an error, or with ``skip_missing_data`` is left out
-    (its table then shows only the paper's values, marked as not run here). The output
+    (its table then shows only the paper's values, marked as not run here); a file that is
+    present but bad is always an error, found before anything is written. The output
     directory is locked for the whole experiment: a second run on it stops with a message.
+    An experiment that fails before its first record leaves the directory as it was.
     With a ``backend`` (Dask) the runs go there; when its workers do not share the client's
     files, each worker checks its own data and only ``skip_missing_data`` makes the client
     look at its data directory.
