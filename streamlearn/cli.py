@@ -31,6 +31,23 @@ app = typer.Typer(
 console = Console()
 err_console = Console(stderr=True)
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from streamlearn import __version__
+
+        print(f"streamlearn {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version of streamlearn and exit.")] = False,
+) -> None:
+    """Options that come before the command."""
+
 DataDirOption = Annotated[
     str | None,
     typer.Option(
@@ -432,6 +449,19 @@ def _mount_data_commands() -> None:
 
 
 _mount_data_commands()
+
+
+def _whole_short_help() -> None:
+    """The command list shows each command's first sentence whole, wrapped (Click would
+    cut it at the terminal width with "...")."""
+    from streamlearn.registry import describe
+
+    for info in app.registered_commands:
+        if info.short_help is None and info.callback is not None:
+            info.short_help = describe(info.callback)
+
+
+_whole_short_help()
 
 
 def main() -> None:

@@ -66,6 +66,7 @@ from streamlearn.file_names import (
     RUN_FILE_SUFFIX,
     run_id,
     slug_collisions,
+    unprintable_at,
 )
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -347,6 +348,26 @@ def _str(value: Any, path: str) -> str:
     return value
 
 
+def _label(value: Any, path: str, how: str = "") -> str:
+    """A label: a non-empty string of plain printable text (it becomes a table row or
+    heading, a plot legend and part of file names). ``how`` says where the text came from
+    when it was derived (e.g. a filled sweep template)."""
+    import unicodedata
+
+    label = _str(value, path)
+    k = unprintable_at(label)
+    if k is not None:
+        ch = label[k]
+        name = unicodedata.name(ch, f"U+{ord(ch):04X}")
+        raise _fail(path, f"the label {label!r}{how} contains the unprintable character "
+                    f"{ch!r} ({name}) at position {k + 1}; a label is plain printable "
+                    "text on one line (it becomes a table row, a heading and part of "
+                    "file names).")
+    if label != label.strip():
+        raise _fail(path, f"the label {label!r}{how} starts or ends with a space; remove it.")
+    return label
+
+
 def _opt_bool(value: Any, path: str, allow_none: bool = False) -> bool | None:
     if value is None and allow_none:
         return None
@@ -449,12 +470,15 @@ def _sweep_label(template: str, values: tuple[tuple[str, Any], ...], path: str) 
     ``"template p1=v1 p2=v2"``."""
     if "{" in template:
         try:
-            return template.format(**dict(values))
+            label = template.format(**dict(values))
         except (KeyError, IndexError, ValueError) as exc:
             raise _fail(path, f"cannot fill the label template {template!r} with the swept "
                         f"values {dict(values)}: {exc!r}. Use {{param}} or {{param:g}} "
                         "fields named after swept parameters.") from None
-    return " ".join([template, *(f"{k}={_sweep_label_value(v)}" for k, v in values)])
+    else:
+        label = " ".join([template, *(f"{k}={_sweep_label_value(v)}" for k, v in values)])
+    return _label(label, path, f" (the template {template!r} filled with the swept values "
+                  f"{dict(values)})")
 
 
 def _parse_stream(raw: Any, path: str) -> list[StreamConfig]:
@@ -463,7 +487,8 @@ def _parse_stream(raw: Any, path: str) -> list[StreamConfig]:
     d = _mapping(raw, path)
     _check_keys(d, path, _STREAM_KEYS, {"name"})
     name = _str(d["name"], f"{path}.name")
-    label = _str(d.get("label", name), f"{path}.label")
+    label = _label(d.get("label", name), f"{path}.label" if "label" in d else f"{path}.name",
+                   "" if "label" in d else " (derived from the name)")
     params = dict(_mapping(d.get("params"), f"{path}.params"))
     common: dict[str, Any] = dict(
         name=name,
@@ -495,7 +520,8 @@ def _parse_algorithm(raw: Any, path: str) -> list[AlgorithmConfig]:
         d = river_entry(d, path)
     _check_keys(d, path, _ALGO_KEYS, {"name"})
     name = _str(d["name"], f"{path}.name")
-    label = _str(d.get("label", name), f"{path}.label")
+    label = _label(d.get("label", name), f"{path}.label" if "label" in d else f"{path}.name",
+                   "" if "label" in d else " (derived from the name)")
     params = dict(_mapping(d.get("params"), f"{path}.params"))
     smoke_params = dict(_mapping(d.get("smoke_params"), f"{path}.smoke_params"))
     if "sweep" not in d:
@@ -523,6 +549,8 @@ def _parse_reference(raw: Any, path: str) -> ReferenceConfig:
                     raise _fail(f"{p}.{metric}", f"expected a number (percent), got {v!r}.")
                 values[s_label][a_label][metric] = None if v is None else float(v)
     cited = _str_list(d.get("cited", []), f"{path}.cited")
+    for i, label in enumerate(cited):  # shown as table rows beside the algorithms
+        _label(label, f"{path}.cited[{i}]")
     return ReferenceConfig(
         source=str(d.get("source", "")),
         values=values,

@@ -3,7 +3,9 @@
 A run's record is ``runs/<stream>__<algorithm>__seed<k>.json``, with each label reduced
 to a file-name-safe slug. Two labels with the same slug would write one file and lose a
 result silently, so :func:`slug_collisions` lets the config refuse them up front (case
-is ignored, as on the default file systems of macOS and Windows).
+is ignored, as on the default file systems of macOS and Windows). Labels are plain
+printable text (:func:`unprintable_at`): the config refuses others, and the reports
+replace them (a line break in a label would end a Markdown table row).
 """
 
 from __future__ import annotations
@@ -16,6 +18,27 @@ MAX_NAME_BYTES = 255
 #: the longest suffix appended to a run id (``.pred.npz``), plus the atomic writer's
 #: temporary prefix/suffix fit in too (it truncates)
 RUN_FILE_SUFFIX = ".pred.npz"
+
+
+#: Unicode categories that are not plain printable text: controls (line breaks, tabs,
+#: ESC), format characters (zero-width, bidirectional overrides), line and paragraph
+#: separators, surrogates, private-use and unassigned code points
+UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
+def unprintable_at(text: str) -> int | None:
+    """Index of the first character of ``text`` that is not plain printable text."""
+    for k, ch in enumerate(text):
+        if unicodedata.category(ch) in UNPRINTABLE_CATEGORIES:
+            return k
+    return None
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: each unprintable character (line break, tab, ESC, ...)
+    becomes a space, runs of white space one space."""
+    return " ".join("".join(" " if unicodedata.category(ch) in UNPRINTABLE_CATEGORIES
+                            else ch for ch in text).split())
 
 
 def slug(text: str) -> str:

@@ -130,7 +130,8 @@ def test_arff_nominal_features_and_declared_class_order(tmp_path):
     np.testing.assert_array_equal(X, [[0, 1.5], [2, 2.5], [1, 0.5]])
     np.testing.assert_array_equal(y, [1, 0, 1])  # declared order: yes=0, no=1
     p.write_text(ARFF.replace("green,0.5,no", "green,0.5,maybe"))
-    with pytest.raises(DataError, match=r"d\.arff, line 11: the class 'maybe' is not one"):
+    with pytest.raises(DataError,
+                       match=r"d\.arff, line 11, column class: the class 'maybe' is not one"):
         ARFFStream(path=str(p)).to_arrays()
     p.write_text(ARFF.replace("blue,2.5,yes", "purple,2.5,yes"))
     with pytest.raises(DataError, match=r"line 9, column colour: 'purple' is not one of"):
@@ -248,3 +249,77 @@ def test_missing_csv_is_a_data_error_and_can_be_skipped(tmp_path, capsys):
     cfg = _config(tmp_path, {"path": str(tmp_path / "absent.csv")})
     assert _run(["run", str(cfg), "--quiet"]) == 3
     assert "absent.csv not found" in " ".join(capsys.readouterr().err.split())
+
+
+# --------------------------------------------------------------------------------------
+# Missing targets, duplicate names (issue 21)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "?", "", " ", "inf", "-Infinity"])
+@pytest.mark.parametrize("others", [("x", "y"), ("1", "2")], ids=["text", "numeric"])
+def test_a_missing_csv_target_is_not_a_class(tmp_path, value, others):
+    p = tmp_path / "d.csv"
+    p.write_text(f"a,b,label\n1,2,{others[0]}\n3,4,{value}\n5,6,{others[1]}\n")
+    with pytest.raises(DataError, match=r"d\.csv, line 3, column label: the target is "
+                                         r"(empty|.*a missing value)"):
+        CSVStream(path=str(p), target="label").to_arrays()
+
+
+def test_a_missing_target_in_other_formats_is_not_a_class(tmp_path):
+    svm = tmp_path / "d.svm"
+    svm.write_text("1 1:0.5\nnan 1:2\n-1 1:1\n")
+    with pytest.raises(DataError, match=r"d\.svm, line 2, column label: the target is nan"):
+        LIBSVMStream(path=str(svm)).to_arrays()
+    arff = tmp_path / "d.arff"
+    arff.write_text("@relation r\n@attribute a numeric\n@attribute c numeric\n@data\n"
+                    "1,0\n2,?\n3,1\n")
+    with pytest.raises(DataError, match=r"d\.arff, line 6, column c: the target is '\?'"):
+        ARFFStream(path=str(arff)).to_arrays()
+    arff.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n"
+                    "1,x\n2,?\n")
+    with pytest.raises(DataError, match=r"line 6, column c: the class '\?' \(a missing "
+                                         r"value\) is not one of"):
+        ARFFStream(path=str(arff)).to_arrays()
+    np.savez(tmp_path / "d.npz", X=np.ones((3, 2)), y=np.array([0.0, np.nan, 1.0]))
+    with pytest.raises(DataError, match=r"row 2, the target column: the target is nan"):
+        NumpyStream(path=str(tmp_path / "d.npz")).to_arrays()
+
+
+def test_a_regression_target_may_still_not_be_missing(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("a,y\n1,0.5\n2,nan\n")
+    with pytest.raises(DataError, match=r"line 3, column y: missing or non-finite"):
+        get_stream("csv_regression")(path=str(p), target="y").to_arrays()
+
+
+def test_duplicate_csv_header_names_are_refused(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("a,b,a,label,b\n1,2,3,x,4\n")
+    with pytest.raises(DataError, match=r"d\.csv, line 1: the header names more than one "
+                                         r"column alike: 'a' \(columns 1, 3\); 'b' "
+                                         r"\(columns 2, 5\)"):
+        CSVStream(path=str(p), target="label").to_arrays()
+    # without a header row, there are no names to clash
+    p.write_text("1,2,1,x\n3,4,3,y\n")
+    X, _ = CSVStream(path=str(p), header=False).to_arrays()
+    assert X.shape == (2, 3)
+
+
+def test_an_overflowing_cell_is_shown_as_written(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("a,b,label\n1,2,x\n3,-1e999,y\n")
+    with pytest.raises(DataError, match=r"line 3, column b: missing or non-finite value "
+                                         r"\('-1e999', read as -inf\)"):
+        CSVStream(path=str(p), target="label").to_arrays()
+
+
+def test_a_corrupt_file_is_not_skipped_as_missing(tmp_path, capsys):
+    """--skip-missing-data leaves out absent files; a present, bad file is an error."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,cls\n1,2,x\n3,nan,y\n")
+    cfg = _config(tmp_path, {"path": str(data), "target": "cls"})
+    assert _run(["run", str(cfg), "--quiet", "--skip-missing-data"]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert "line 3, column b" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

@@ -401,3 +401,29 @@ def test_csv_frame_errors():
         P.parse_csv_frame(b"a,b\n1,2\n", required=("a", "c"))
     with pytest.raises(DataError, match="Malformed CSV"):
         P.parse_csv_frame(b"a,b\n1,2\n3,4,5\n")
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("@relation r\n\n@attribute a strin\n@data\n1\n", r"x\.arff at line 3"),
+        ("@relation r\n@attribute a numeric\n@attribute b {x,y\n@data\n1,x\n",
+         r"x\.arff at line 3: .*closing"),
+        ("@relation r\n@attribute a numeric\n@attribute b {x,x}\n@data\n1,x\n",
+         r"x\.arff at line 3: .*distinct"),
+        ("@relation r\n@attribute a numeric\n@attribute a numeric\n@data\n1,2\n",
+         r"Duplicate ARFF attribute name 'a' in x\.arff at line 3"),
+        ("@relation r\n@attribute a numeric\n1\n", r"x\.arff at line 3: '1' \(expected "
+                                                    r"@relation, @attribute or @data"),
+        ("@relation r\n@attribute\n@data\n1\n", r"x\.arff at line 2"),
+    ],
+)
+def test_arff_header_errors_name_the_line(text, match):
+    with pytest.raises(DataError, match=match):
+        P.parse_arff(text, source="x.arff")
+
+
+def test_libsvm_bad_index_names_the_first_one_in_the_file_and_its_field():
+    # the first bad index in the file, not the smallest: line 2 before line 3
+    with pytest.raises(DataError, match=r"index -1 < 1 in f at line 2, field 3 \('-1:2'"):
+        P.parse_libsvm(b"+1 1:1\n-1 2:1 -1:2\n+1 -5:1\n", source="f")

@@ -356,10 +356,11 @@ def parse_libsvm(
     n = len(labels)
     rows = np.repeat(np.arange(n, dtype=np.int64), np.asarray(counts, dtype=np.int64))
     if idx.size and idx.min() < 1:
-        k = int(np.argmin(idx))
+        k = int(np.flatnonzero(idx < 1)[0])  # the first in the file, not the smallest
         raise DataError(
             f"Feature index {int(idx[k])} < 1{_where(source)} at line "
-            f"{lines_of_rows[rows[k]]} (LIBSVM indices are 1-based)."
+            f"{lines_of_rows[rows[k]]}, field {_field(k, counts)} "
+            f"({pairs[k].decode(errors='replace')!r}; LIBSVM indices are 1-based)."
         )
     max_idx = int(idx.max()) if idx.size else 0
     d = max_idx if n_features is None else n_features
@@ -382,6 +383,14 @@ def parse_libsvm(
     X = np.zeros((n, d), dtype=np.float64)
     X.reshape(-1)[flat] = val
     return X, y
+
+
+def _field(k: int, counts: list[int]) -> int:
+    """1-based field number on its line of the ``k``-th ``idx:value`` pair of the file
+    (field 1 is the label)."""
+    starts = np.cumsum([0, *counts[:-1]])
+    row = int(np.searchsorted(starts, k, side="right")) - 1
+    return k - int(starts[row]) + 2
 
 
 def _raise_bad_pair(
@@ -468,31 +477,46 @@ def parse_arff(text: str, source: str | Path | None = None) -> ArffData:
         if low.startswith("@relation"):
             relation = line[len("@relation") :].strip()
         elif low.startswith("@attribute"):
+            at = f"{_where(source)} at line {i + 1}"
             m = _ATTR.match(line)
             if m is None:
-                raise DataError(f"Malformed ARFF attribute line{_where(source)}: {line!r}.")
+                raise DataError(f"Malformed ARFF attribute line{at}: {line!r} (expected "
+                                "'@attribute NAME TYPE').")
             name = m.group(1).strip("'\"")
             kind = m.group(2).strip()
             if kind.startswith("{"):
                 if not kind.endswith("}"):
-                    raise DataError(f"Malformed nominal attribute{_where(source)}: {line!r}.")
+                    raise DataError(f"Malformed nominal attribute{at}: {line!r} (the list "
+                                    "of values needs a closing '}').")
                 values = [v.strip().strip("'\"") for v in kind[1:-1].split(",")]
+                if len(set(values)) != len(values) or "" in values:
+                    raise DataError(f"Malformed nominal attribute{at}: {line!r} (its values "
+                                    "must be distinct and non-empty).")
                 types.append(values)
             elif kind.lower() in ("numeric", "real", "integer"):
                 types.append("numeric")
             else:
                 raise DataError(
-                    f"Unsupported ARFF attribute type {kind!r}{_where(source)} "
+                    f"Unsupported ARFF attribute type {kind!r}{at} "
                     f"(attribute {name!r}); only numeric and nominal are supported."
                 )
+            if name in names:
+                raise DataError(f"Duplicate ARFF attribute name {name!r}{at} (also "
+                                f"attribute {names.index(name) + 1}); give each attribute "
+                                "its own name.")
             names.append(name)
         elif low.startswith("@data"):
             data_start = i + 1
             break
         else:
-            raise DataError(f"Unexpected ARFF header line{_where(source)}: {line!r}.")
+            raise DataError(f"Unexpected ARFF header line{_where(source)} at line {i + 1}: "
+                            f"{line!r} (expected @relation, @attribute or @data before the "
+                            "data rows).")
     if data_start is None or not names:
-        raise DataError(f"Not an ARFF file{_where(source)}: no @attribute/@data section.")
+        missing = "@data line" if names else "@attribute line"
+        raise DataError(f"Not an ARFF file{_where(source)}: no @attribute/@data section "
+                        f"(no {missing}; a dense ARFF file has @relation, @attribute "
+                        "lines, then @data and the rows).")
     body = "\n".join(
         ln for ln in lines[data_start:] if ln.strip() and not ln.lstrip().startswith("%")
     )

@@ -23,6 +23,7 @@ an error naming the file, the line and the column. The parsing is the dataset la
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,6 +43,23 @@ from streamlearn.registry import register_stream
 __all__ = ["ARFFStream", "CSVStream", "ChecksumMismatch", "LIBSVMStream", "NumpyStream"]
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+#: parsed files kept for the runs of this process (see ``_FileStream.check_content``)
+_PARSED: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_PARSED_BUDGET = 256 << 20  # bytes of arrays; a larger file is parsed again by its runs
+
+#: target values that mean "missing" in a text file; none of them may become a class
+_MISSING_LABELS = frozenset({"", "?", "nan", "+nan", "-nan", "inf", "+inf", "-inf",
+                             "infinity", "+infinity", "-infinity"})
+
+
+def _remember(key: tuple[Any, ...], X: np.ndarray, y: np.ndarray) -> None:
+    size = X.nbytes + y.nbytes
+    if size > _PARSED_BUDGET:
+        return
+    _PARSED[key] = (X, y)
+    while sum(a.nbytes + b.nbytes for a, b in _PARSED.values()) > _PARSED_BUDGET:
+        _PARSED.popitem(last=False)
 
 
 class ChecksumMismatch(UserError):
@@ -95,21 +113,73 @@ class _FileStream(Stream):
                     "one, put its hash in the config.")
 
     def _text(self) -> str:
-        self.check_available()
         return decode_text(read_bytes(self._file()), self._file())
 
-    def _targets(self, raw: np.ndarray, lines: list[int] | None) -> np.ndarray:
-        """Class indices (classification) or floats (regression) from raw target values."""
+    def _parse(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read and validate the whole file: ``(X, y)`` or a :class:`DataError` naming the
+        file, line and column (a :class:`UserError` for a parameter the file contradicts)."""
+        raise NotImplementedError
+
+    def _load(self) -> tuple[np.ndarray, np.ndarray]:
+        self.check_available()
+        key = self._parse_key()
+        if key is not None and key in _PARSED:
+            _PARSED.move_to_end(key)
+            X, y = _PARSED[key]
+            return X.copy(), y.copy()  # each caller owns its arrays; the cache stays intact
+        return self._parse()
+
+    def check_content(self, keep: bool = True) -> None:
+        """Parse and validate the whole file now, so that a bad file stops an experiment
+        before anything is written; call after :meth:`check_available`. With ``keep`` the
+        arrays are kept (within a memory budget) for the runs of this process, which then
+        do not parse the file again."""
+        X, y = self._parse()
+        key = self._parse_key() if keep else None
+        if key is not None:
+            _remember(key, X, y)
+
+    def _parse_key(self) -> tuple[Any, ...] | None:
+        """The parameters and the file's identity (inode, size, times): a changed file
+        parses again."""
+        try:
+            st = self._file().stat()
+        except OSError:
+            return None
+        return (type(self).__qualname__, repr(sorted(self.get_params().items())),
+                str(self._file()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                st.st_ctime_ns)
+
+    def _targets(self, raw: np.ndarray, lines: list[int] | None,
+                 column: str = "target") -> np.ndarray:
+        """Class indices (classification) or floats (regression) from raw target values.
+
+        A missing target (empty, ``?``, ``nan``, ``inf``) is an error naming the file, the
+        line and the column: it must not become a class of its own."""
         src = self._file()
+        where = f"column {column}" if column != "target" else "the target column"
         if self.task == "classification":
             if raw.dtype.kind in "US":
-                empty = np.flatnonzero(np.char.strip(raw.astype(str)) == "")
-                if empty.size:
-                    raise DataError(f"{_at(src, lines, int(empty[0]))}: the target is empty.")
+                text = np.char.strip(raw.astype(str))
+                missing = np.flatnonzero(np.isin(np.char.lower(text),
+                                                 list(_MISSING_LABELS)))
+                if missing.size:
+                    i = int(missing[0])
+                    shown = "empty" if not text[i] else f"{str(text[i])!r}, a missing value"
+                    raise DataError(f"{_at(src, lines, i)}, {where}: the target is {shown}; "
+                                    "a missing target cannot be a class. Fill or drop such "
+                                    "rows.")
                 try:  # numeric labels in a text file: numeric order (2 before 10)
                     raw = raw.astype(np.float64)
                 except ValueError:
                     pass
+            elif raw.dtype.kind == "f":
+                bad = np.flatnonzero(~np.isfinite(raw))
+                if bad.size:
+                    i = int(bad[0])
+                    raise DataError(f"{_at(src, lines, i)}, {where}: the target is "
+                                    f"{raw[i]}, a missing value; a missing target cannot be "
+                                    "a class. Fill or drop such rows.")
             codes, _ = encode_labels(raw, source=src)
             return codes
         try:
@@ -119,11 +189,12 @@ class _FileStream(Stream):
                 try:
                     float(v)
                 except ValueError:
-                    raise DataError(f"{_at(src, lines, i)}: the target {v!r} is not a "
-                                    "number (a regression stream needs numeric "
+                    raise DataError(f"{_at(src, lines, i)}, {where}: the target {v!r} is "
+                                    "not a number (a regression stream needs numeric "
                                     "targets).") from None
             raise  # pragma: no cover
-        _finite(y[:, None], src, lines, ["target"])
+        _finite(y[:, None], src, lines, [column],
+                raw[:, None] if raw.dtype.kind in "US" else None)
         return y
 
 
@@ -132,12 +203,18 @@ def _at(src: Path, lines: list[int] | None, row: int) -> str:
     return f"{src}, line {lines[row]}" if lines is not None else f"{src}, row {row + 1}"
 
 
-def _finite(X: np.ndarray, src: Path, lines: list[int] | None, names: list[str]) -> None:
+def _finite(X: np.ndarray, src: Path, lines: list[int] | None, names: list[str],
+            cells: np.ndarray | None = None) -> None:
+    """Refuse NaN and infinities, naming the first one's line and column (and the text of
+    the cell, when ``cells`` holds the file's strings: ``1e999`` reads as inf)."""
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = (int(v) for v in bad[0])
+        shown = f"{X[i, j]}"
+        if cells is not None and str(cells[i, j]).strip().lower() not in _MISSING_LABELS:
+            shown = f"{str(cells[i, j]).strip()!r}, read as {X[i, j]}"
         raise DataError(f"{_at(src, lines, i)}, column {names[j]}: missing or non-finite "
-                        f"value ({X[i, j]}); fill or drop such rows before streaming them.")
+                        f"value ({shown}); fill or drop such rows before streaming them.")
 
 
 def _to_float(table: np.ndarray, cols: list[int], src: Path, lines: list[int] | None,
@@ -152,11 +229,16 @@ def _to_float(table: np.ndarray, cols: list[int], src: Path, lines: list[int] | 
                 try:
                     float(cell)
                 except ValueError:
-                    shown = "an empty value" if not str(cell).strip() else f"{cell!r}"
+                    shown = "an empty value" if not str(cell).strip() else _shown(cell)
                     raise DataError(f"{_at(src, lines, i)}, column {names[j]}: {shown} is "
                                     "not a number.") from None
             raise  # pragma: no cover
     return out
+
+
+def _shown(cell: str) -> str:
+    """A cell for a message; ARFF's missing-value mark ``?`` is named as such."""
+    return "'?' (a missing value)" if str(cell).strip() == "?" else repr(str(cell))
 
 
 def _data_lines(text: str, start: int, comment: str | None = None) -> list[int]:
@@ -235,7 +317,7 @@ class CSVStream(_FileStream):
             raise UserError(f"The 'delimiter' parameter of CSVStream must be one character "
                             f"(not a quote or a line break). Got {delimiter!r} instead.")
 
-    def _load(self) -> tuple[np.ndarray, np.ndarray]:
+    def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         text = self._text()
         src = self._file()
         lines = _data_lines(text, 0)
@@ -249,6 +331,8 @@ class CSVStream(_FileStream):
                 not _is_number(c) for k, c in enumerate(first)
                 if k != (self.target % len(first) if isinstance(self.target, int) else -1))
         names = first if header else [str(k) for k in range(len(first))]
+        if header:
+            _unique_names(names, src, f"line {lines[0]}", "column")
         j = _column(self.target, names, src, bool(header))
         if header:
             lines = lines[1:]
@@ -264,9 +348,23 @@ class CSVStream(_FileStream):
         if not feats:
             raise UserError(f"{src} has only the target column; a stream needs features.")
         X = _to_float(table, feats, src, lines, names)
-        _finite(X, src, lines, [names[k] for k in feats])
-        y = self._targets(table[:, j], lines)
+        _finite(X, src, lines, [names[k] for k in feats], table[:, feats])
+        y = self._targets(table[:, j], lines, names[j])
         return X, y
+
+
+def _unique_names(names: list[str], src: Path, where: str, what: str) -> None:
+    """Refuse a header that names two columns alike: a target or a message naming one
+    would be ambiguous."""
+    seen: dict[str, list[int]] = {}
+    for k, name in enumerate(names):
+        seen.setdefault(name, []).append(k)
+    dups = {n: ks for n, ks in seen.items() if len(ks) > 1}
+    if dups:
+        listed = "; ".join(f"{n!r} ({what}s {', '.join(str(k + 1) for k in ks)})"
+                           for n, ks in dups.items())
+        raise DataError(f"{src}, {where}: the header names more than one {what} alike: "
+                        f"{listed}. Give each {what} its own name.")
 
 
 def _is_number(cell: str) -> bool:
@@ -299,7 +397,7 @@ class ARFFStream(_FileStream):
         self.target = target
         self._validate_params()
 
-    def _load(self) -> tuple[np.ndarray, np.ndarray]:
+    def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         text = self._text()
         src = self._file()
         try:
@@ -328,25 +426,28 @@ class ARFFStream(_FileStream):
             col = np.empty(len(vals))
             for i, v in enumerate(vals):
                 if v not in codes:
-                    raise DataError(f"{_at(src, lines, i)}, column {arff.names[k]}: {v!r} is "
-                                    f"not one of the declared values {{{', '.join(kind)}}}.")
+                    raise DataError(f"{_at(src, lines, i)}, column {arff.names[k]}: "
+                                    f"{_shown(v)} is not one of the declared values "
+                                    f"{{{', '.join(kind)}}}.")
                 col[i] = codes[v]
             cols.append(col)
         if not cols:
             raise UserError(f"{src} has only the target attribute; a stream needs features.")
         X = np.column_stack(cols)
-        _finite(X, src, lines, [n for k, n in enumerate(arff.names) if k != j])
+        feats = [k for k in range(len(arff.names)) if k != j]
+        _finite(X, src, lines, [arff.names[k] for k in feats], arff.table[:, feats])
         kind = arff.types[j]
         raw = arff.table[:, j]
         if self.task == "classification" and isinstance(kind, list):
             bad = [i for i, v in enumerate(raw.tolist()) if v not in kind]
             if bad:
                 value = str(raw[bad[0]])
-                raise DataError(f"{_at(src, lines, bad[0])}: the class {value!r} is not one "
-                                f"of the declared values {{{', '.join(kind)}}}.")
+                raise DataError(f"{_at(src, lines, bad[0])}, column {arff.names[j]}: the "
+                                f"class {_shown(value)} is not one of the declared values "
+                                f"{{{', '.join(kind)}}}.")
             codes, _ = encode_labels(raw, classes=kind, source=src)
             return X, codes
-        return X, self._targets(raw, lines)
+        return X, self._targets(raw, lines, arff.names[j])
 
 
 @register_stream("libsvm")
@@ -376,15 +477,14 @@ class LIBSVMStream(_FileStream):
     def estimate_size(self) -> tuple[int, int] | None:
         return None  # n_features is not a sample count
 
-    def _load(self) -> tuple[np.ndarray, np.ndarray]:
-        self.check_available()
+    def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         src = self._file()
         data = read_bytes(src)
         X, y = parse_libsvm(data, n_features=self.n_features, source=src)
         lines = _data_lines(decode_text(data, src), 0, "#") if not np.all(
             np.isfinite(X)) or not np.all(np.isfinite(y)) else None
         _finite(X, src, lines, [str(k + 1) for k in range(X.shape[1])])
-        return X, self._targets(y, lines)
+        return X, self._targets(y, lines, "label")
 
 
 @register_stream("numpy")
@@ -420,8 +520,7 @@ class NumpyStream(_FileStream):
             raise UserError(f"The 'path' parameter of NumpyStream must name a .npz or .npy "
                             f"file. Got {path!r} instead.")
 
-    def _load(self) -> tuple[np.ndarray, np.ndarray]:
-        self.check_available()
+    def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         src = self._file()
         try:
             loaded = np.load(src, allow_pickle=False)

@@ -4,12 +4,21 @@ Two ``streamlearn run`` on one directory would both write ``experiment.json`` an
 tables, and the start-up cleanup of one would delete the other's temporary files. A run
 therefore holds an exclusive ``flock`` on ``<out>/.streamlearn.lock`` for its whole
 duration (released by the kernel when the process dies, even by ``kill -9``); a second
-run stops at once with a message naming the holder.
+run stops at once with a message naming the holder. The lock file is removed when the run
+ends, however it ends; one left by a killed run is stale (nobody holds its ``flock``) and
+is simply taken over.
+
+:class:`OutputRollback` undoes what a run added to the directory (the directory itself,
+``experiment.json``) when it fails before writing any run record, so a failed start leaves
+the directory as it found it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -30,6 +39,7 @@ def check_writable(out_dir: Path, create: bool = True) -> None:
     file or a device, or it (or its first existing parent) is not writable. With
     ``create`` the directory is created (as a run does); without, nothing is written."""
     out_dir = Path(out_dir)
+    _check_links(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         kind = "a file" if out_dir.is_file() else "not a directory (a device or special file)"
         raise OutputError(f"The output directory {out_dir} is {kind}; give a directory "
@@ -55,6 +65,37 @@ def check_writable(out_dir: Path, create: bool = True) -> None:
                           "is not writable.")
 
 
+def _check_links(out_dir: Path) -> None:
+    """A symbolic link on the way to ``out_dir`` that loops or points nowhere: say so
+    (``mkdir`` would only say "File exists" or "Too many levels of symbolic links")."""
+    for part in (out_dir, *out_dir.parents):
+        if not part.is_symlink():
+            continue
+        try:
+            part.stat()
+        except OSError as exc:
+            target = os.readlink(part)
+            if exc.errno == errno.ELOOP:
+                what = (f"a symbolic link that loops (it points to {target!r}, and "
+                        "following the links never reaches a directory)")
+            else:
+                what = f"a symbolic link to {target!r}, which does not exist"
+            where = ("The output directory" if part == out_dir
+                     else f"On the way to the output directory {out_dir},")
+            raise OutputError(f"{where} {part} is {what}. Give a directory (outputs.dir in "
+                              "the config, or --out), or fix or remove the link.") from None
+
+
+def _created_by_mkdir(out_dir: Path) -> list[Path]:
+    """The directories ``mkdir -p out_dir`` would create, deepest first."""
+    out = []
+    for part in (out_dir, *out_dir.parents):
+        if part.exists() or part.is_symlink():
+            break
+        out.append(part)
+    return out
+
+
 class OutputDirLock:
     """Exclusive lock on an output directory for the duration of a ``with`` block."""
 
@@ -67,27 +108,139 @@ class OutputDirLock:
             import fcntl
         except ImportError:  # pragma: no cover - not on Windows
             return self
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise OutputError(f"Cannot create the lock file {self.path}: "
-                              f"{describe_os_error(exc)} ({exc}).") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+            except OSError as exc:
+                raise OutputError(f"Cannot create the lock file {self.path}: "
+                                  f"{describe_os_error(exc)} ({exc}).") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise OutputDirBusy(
+                    f"Another streamlearn run (process {holder}) is using the output "
+                    f"directory {self.path.parent}. Wait for it to finish, or give another "
+                    "directory with --out.") from None
+            if self._is_current(fd):
+                break
+            # the holder removed the file between our open and our flock: the lock we hold
+            # is on a file nobody else will open; take the lock on the path's file instead
             os.close(fd)
-            raise OutputDirBusy(
-                f"Another streamlearn run (process {holder}) is using the output directory "
-                f"{self.path.parent}. Wait for it to finish, or give another directory with "
-                "--out.") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError as exc:
+            self._fd = fd
+            self._release()
+            raise OutputError(f"Cannot write the lock file {self.path}: "
+                              f"{describe_os_error(exc)} ({exc}).") from None
         self._fd = fd
+        return self
+
+    def _is_current(self, fd: int) -> bool:
+        """Whether ``fd`` is still the file at ``self.path``."""
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except OSError:
+            return False
+        mine = os.fstat(fd)
+        return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def _release(self) -> None:
+        """Remove the lock file, then release the lock (in this order: a run that opens
+        the path meanwhile either fails to lock it or sees it was removed and retries)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if self._is_current(fd):
+                self.path.unlink(missing_ok=True)
+        except OSError:
+            pass  # e.g. the directory became read-only: the stale file is harmless
+        finally:
+            os.close(fd)  # releases the flock
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._release()
+
+
+class OutputRollback:
+    """Leave an output directory as it was found when a run fails before its first record.
+
+    Create it *before* the directory is created (it notes which directories ``mkdir -p``
+    adds), enter it, then, once the lock is held, enter :meth:`undo_on_failure` around the
+    writing::
+
+        rollback = OutputRollback(out_dir)
+        check_writable(out_dir, create=True)
+        with rollback, OutputDirLock(out_dir), rollback.undo_on_failure():
+            ...
+
+    When the block raises and no file was added to or changed in ``runs/``, the previous
+    ``experiment.json`` is put back (or removed when there was none) and ``runs/`` removed
+    if this run created it; after the lock file is gone the directories this run created
+    are removed. Records of earlier runs are never touched.
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+        self._new_dirs = _created_by_mkdir(self.out_dir)
+        self._rolled_back = False
+
+    def __enter__(self) -> OutputRollback:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # releases the flock
-            self._fd = None
+        if exc_type is None or not self._rolled_back:
+            return
+        for d in self._new_dirs:  # deepest first; only while empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
+
+    def _runs_state(self) -> dict[str, tuple[int, int, int]]:
+        runs = self.out_dir / "runs"
+        out = {}
+        if runs.is_dir():
+            for p in runs.iterdir():
+                if not p.name.startswith("."):  # temporaries are not records
+                    st = p.stat()
+                    out[p.name] = (st.st_ino, st.st_size, st.st_mtime_ns)
+        return out
+
+    @contextmanager
+    def undo_on_failure(self) -> Iterator[None]:
+        """Snapshot the directory now; on an exception with no record written, undo."""
+        manifest = self.out_dir / "experiment.json"
+        try:
+            before = manifest.read_bytes()
+        except FileNotFoundError:
+            before = None
+        runs_existed = (self.out_dir / "runs").exists()
+        records_before = self._runs_state()
+        try:
+            yield
+        except BaseException:
+            if self._runs_state() == records_before:
+                self._undo(manifest, before, runs_existed)
+            raise
+
+    def _undo(self, manifest: Path, before: bytes | None, runs_existed: bool) -> None:
+        from streamlearn.atomic import write_bytes
+
+        runs = self.out_dir / "runs"
+        try:
+            if before is None:
+                manifest.unlink(missing_ok=True)
+            elif not manifest.is_file() or manifest.read_bytes() != before:
+                write_bytes(manifest, before)
+            if not runs_existed and runs.is_dir():
+                runs.rmdir()
+        except (OSError, OutputError):
+            return  # best effort: the error being raised is what the user needs to see
+        self._rolled_back = True

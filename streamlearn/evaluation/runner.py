@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from streamlearn import registry
-from streamlearn.base import DataError, Learner, PreparedData, Protocol, RunContext
+from streamlearn.base import DataError, Learner, PreparedData, Protocol, RunContext, UserError
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.failures import SigintWatch, describe_failure
-from streamlearn.evaluation.output_dir import OutputDirLock, check_writable
+from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.preparation import build_stream, derive_seeds
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.file_names import slug
@@ -382,14 +382,21 @@ class Backend(typing.Protocol):
 
 
 def check_streams_available(cfg: ExperimentConfig, data_dir: str | None) -> None:
-    """Fail before anything is written when a stream's data files are missing."""
-    missing = missing_streams(cfg, data_dir)
+    """Fail before anything is written when a stream's data files are missing or bad."""
+    missing = missing_streams(cfg, data_dir, keep=False)
     if missing:
         raise next(iter(missing.values()))
 
 
-def missing_streams(cfg: ExperimentConfig, data_dir: str | None) -> dict[str, DataError]:
-    """Streams whose data files are not present: label → the error explaining it."""
+def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
+                    keep: bool = True) -> dict[str, DataError]:
+    """Streams whose data files are not present: label → the error explaining it.
+
+    A file that is present is parsed and validated here (streams with a
+    ``check_content`` method: the file streams), so a bad file stops the experiment before
+    anything is written; its error is raised, never counted as missing, so that
+    ``--skip-missing-data`` does not silently skip a corrupt file. With ``keep`` the
+    parsed arrays are kept for this process's runs (no second parse)."""
     out: dict[str, DataError] = {}
     for scfg in cfg.streams:
         stream = build_stream(scfg, cfg.seeds[0], data_dir)
@@ -397,6 +404,14 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None) -> dict[str, Da
             stream.check_available()
         except DataError as exc:
             out[scfg.label] = exc
+            continue
+        check_content = getattr(stream, "check_content", None)
+        if check_content is not None:
+            try:
+                check_content(keep=keep)
+            except UserError as exc:
+                exc.args = (f"Stream {scfg.label!r}: {exc}",)
+                raise exc from None
     return out
 
 
@@ -434,8 +449,10 @@ def run_experiment(
     Records are written one by one as runs finish, so an interrupted experiment loses at
     most the runs in flight; re-running resumes. ``force`` recomputes every run. A stream
     whose data files are missing is an error, or with ``skip_missing_data`` is left out
-    (its table then shows only the paper's values, marked as not run here). The output
+    (its table then shows only the paper's values, marked as not run here); a file that is
+    present but bad is always an error, found before anything is written. The output
     directory is locked for the whole experiment: a second run on it stops with a message.
+    An experiment that fails before its first record leaves the directory as it was.
     With a ``backend`` (Dask) the runs go there; when its workers do not share the client's
     files, each worker checks its own data and only ``skip_missing_data`` makes the client
     look at its data directory.
@@ -443,12 +460,15 @@ def run_experiment(
     progress = progress or Progress()
     check_writable(out_dir, create=False)
     check_data = backend is None or backend.checks_data_on_client or skip_missing_data
-    missing = missing_streams(cfg, data_dir) if check_data else {}
+    # parsed files are kept for the runs only when they run in this process
+    missing = (missing_streams(cfg, data_dir, keep=backend is None and jobs == 1)
+               if check_data else {})
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
+    rollback = OutputRollback(out_dir)  # a failure before the first record undoes the rest
     check_writable(out_dir, create=True)
     specs = [s for s in plan_runs(cfg) if s.stream.label not in missing]
-    with OutputDirLock(out_dir):
+    with rollback, OutputDirLock(out_dir), rollback.undo_on_failure():
         records.clean_temporaries(out_dir)
         not_run = {label: str(exc) for label, exc in missing.items()}
         records.atomic_write_json(out_dir / "experiment.json",

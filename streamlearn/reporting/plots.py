@@ -3,17 +3,20 @@ metric-vs-parameter plots of sweeps (mean ± SD error bars).
 
 Axis labels, units and scales come from the records (``metric_info``, ``curve_axis``),
 so a plot shows what the run measured even when the metric's class has changed since.
+Labels are plain text: ``$`` in a label is a dollar sign, not the start of mathtext.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import numbers
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,12 +34,29 @@ def _pyplot():
     return plt
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _plain_text(func: _F) -> _F:
+    """Draw with mathtext off: labels come from configs, and ``"cost $5"`` or
+    ``"x $\\frac$"`` must print as written, not fail to parse."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _save(fig, path: Path) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
     atomic_write_bytes(path, buf.getvalue())
 
 
+@_plain_text
 def learning_curves(summary: Summary, out_dir: Path, metric: str) -> list[Path]:
     """One PNG per stream: ``metric`` vs the records' curve axis (e.g. samples seen), one
     line per algorithm."""
@@ -77,6 +97,7 @@ def learning_curves(summary: Summary, out_dir: Path, metric: str) -> list[Path]:
     return written
 
 
+@_plain_text
 def time_bars(summary: Summary, out_dir: Path) -> list[Path]:
     """Per-sample time (µs), mean ± SD over seeds, grouped by stream: the update alone
     (Online-BLS Fig. 1) when every run timed it separately, else predict + update."""
@@ -275,6 +296,7 @@ def _distinct_paths(figures: list[SweepFigure]) -> None:
         f.path = Path(final + ".png")
 
 
+@_plain_text
 def sweep_plots(summary: Summary, out_dir: Path) -> list[SweepFigure]:
     """Metric vs swept parameter, mean ± SD over seeds as error bars, one PNG per sweep
     group and metric (and, when a group sweeps several parameters, per stream or

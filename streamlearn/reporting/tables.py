@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from streamlearn.evaluation.records import atomic_write_bytes
+from streamlearn.file_names import printable
 from streamlearn.reporting.display import (
     fmt_difference,
     fmt_mean_sd,
@@ -173,14 +174,24 @@ def caption(summary: Summary) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A table cell: one line, ``\\`` and ``|`` escaped (a ``|`` would split the cell)."""
+    return printable(str(text)).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_heading(text: str) -> str:
+    """A heading's text: one line; a trailing ``#`` escaped (it would close the heading)."""
+    text = printable(str(text)).replace("\\", "\\\\")
+    return text[:-1] + "\\#" if text.endswith("#") else text
 
 
 def to_markdown(summary: Summary) -> str:
-    lines = [f"# {summary.config['name']}", "", caption(summary), ""]
+    """``summary.md``: a caption and one table per stream. Labels and messages are written
+    as text on one line (labels from records of older versions are not validated)."""
+    lines = [f"# {_md_heading(summary.config['name'])}", "", printable(caption(summary)), ""]
     for s in summary.config["streams"]:
         header, rows = wide_rows(summary, s["label"])
-        lines += [f"## {s['label']}", "", "| " + " | ".join(map(_md_cell, header)) + " |",
+        lines += [f"## {_md_heading(s['label'])}", "",
+                  "| " + " | ".join(map(_md_cell, header)) + " |",
                   "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(map(_md_cell, r)) + " |" for r in rows]
         lines.append("")

@@ -1,0 +1,74 @@
+"""A newcomer's first commands (issue 21): ``--version``, ``streamlearn list`` and the
+command list in whole sentences without markup, an installation without warnings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import streamlearn
+from streamlearn import registry
+from tests.cli_helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str) -> str:
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_version(capsys):
+    rc, text = run_cli(["--version"], capsys)
+    assert rc == 0
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert text.strip() == f"streamlearn {streamlearn.__version__}"
+    assert streamlearn.__version__ == project["version"]
+
+
+def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
+    """A ``license = {text = ...}`` table makes setuptools >= 77 warn on every install;
+    the SPDX string (PEP 639) needs setuptools >= 77."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["license"] == "BSD-3-Clause"
+    (req,) = [r for r in meta["build-system"]["requires"] if r.startswith("setuptools")]
+    assert req.replace(" ", "") == "setuptools>=77"
+
+
+@pytest.mark.parametrize("name,kind,expected", [
+    # the first sentence goes on past the docstring's first line
+    ("bogd", "algorithms", "toolbox BOGD.m variant (spec Sec. 8.5): on y f <= 1 shrink"),
+    # an abbreviation does not end the sentence
+    ("bls_orig", "algorithms", "Orig. [Ridge-BLS, Alg. 2-3]: Greville update"),
+    # reST literals lose their backticks
+    ("bls_rinv", "algorithms", "recursive update of the ridge inverse A‡."),
+])
+def test_descriptions_are_whole_first_sentences_without_markup(name, kind, expected):
+    registry.load_all()
+    assert expected in registry.describe(getattr(registry, kind.upper())[name])
+
+
+def test_no_description_shows_rest_markup():
+    registry.load_all()
+    for table in (registry.ALGORITHMS, registry.STREAMS, registry.METRICS,
+                  registry.PROTOCOLS):
+        for name, obj in table.items():
+            text = registry.describe(obj)
+            assert "``" not in text and ":class:`" not in text and "\n" not in text, name
+
+
+def test_list_fits_80_columns_and_the_command_list_is_not_cut():
+    listing = _cli("list", "algorithms")
+    assert max(len(line) for line in listing.splitlines()) <= 80
+    assert "``" not in listing
+    commands = _cli("--help").split("Commands:")[1]
+    assert "..." not in commands
+    assert "test-then-" in commands and "without running" in commands
