@@ -38,7 +38,7 @@ def link_copy(src: Path, dest: Path, rel_paths: list[str]) -> Path:
     for rel in rel_paths:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(src / rel)
+        target.symlink_to((src / rel).resolve())  # absolute: src may be relative
     return dest
 
 
