@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from streamlearn.base import LEARNER_TAGS, Learner, has_predict_learn_many
+from streamlearn.evaluation.prequential import PredictionError, checked_predictions
 
 Check = Callable[[type, dict[str, Any]], None]
 
@@ -95,16 +96,21 @@ def check_params_roundtrip(cls: type, params: dict[str, Any]) -> None:
 
 
 def check_predictions_valid(cls: type, params: dict[str, Any]) -> None:
+    """The same rule as ``streamlearn run`` (:func:`checked_predictions`): a class index
+    ``0..C-1`` (an integral float is accepted), or a finite real target."""
     X, y, c = check_stream(cls)
-    preds = _loop(_make(cls, params, X.shape[1], c), X, y)
-    if c is None:
-        assert np.issubdtype(preds.dtype, np.floating), f"predictions are {preds.dtype}"
-        assert np.all(np.isfinite(preds)), "non-finite predictions"
-        return
-    assert np.issubdtype(preds.dtype, np.integer), f"predictions are {preds.dtype}"
-    assert preds.min() >= 0 and preds.max() < c, (
-        f"predictions outside 0..{c - 1} on a {c}-class stream (min {preds.min()}, "
-        f"max {preds.max()})")
+    learner = _make(cls, params, X.shape[1], c)
+    raw: list[Any] = []
+    for i in range(X.shape[0]):
+        raw.append(learner.predict_one(X[i]))
+        learner.learn_one(X[i], y[i].item())
+    values = np.empty(len(raw), dtype=object)
+    values[:] = raw
+    try:
+        checked_predictions(values, len(raw), 0, cls.__name__, c is not None, c,
+                            method="predict_one")
+    except PredictionError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def check_learns(cls: type, params: dict[str, Any]) -> None:
@@ -226,7 +232,7 @@ DESCRIPTIONS: dict[str, str] = {
     "params_roundtrip": "get_params() returns the parameters it was built with, and clone() "
                         "builds an equal learner",
     "tags_known": "its tags are ones the protocols know",
-    "predictions_valid": "predict_one returns a class index 0..C-1 (an int) for "
+    "predictions_valid": "predict_one returns a class index 0..C-1 (an int or integral float) for "
                          "classification, a finite float for regression",
     "learns": "on an easy stream it beats the majority class (classification) or the "
               "target's variance (regression) over the second half",

@@ -80,6 +80,23 @@ class Broken:
         pass
 
 
+class FloatLabels:
+    """Predicts classes as integral floats (1.0), which run and check both accept."""
+
+    def predict_one(self, x):
+        return 1.0 if x[0] > 0 else 0.0
+
+    def learn_one(self, x, y):
+        pass
+
+
+class HalfLabels(FloatLabels):
+    """Predicts 0.5: not a class, refused by run and check alike."""
+
+    def predict_one(self, x):
+        return 0.5
+
+
 class NotALearner:
     def fit(self, X, y):
         pass
@@ -243,10 +260,22 @@ def test_check_command_says_what_fails(user_dir, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "FAIL docstring" in out and "Broken has no docstring" in out
     assert "FAIL predictions_valid" in out
-    assert "predictions outside 0..2 on a 3-class stream (min 7, max 7)" in out
+    assert "Broken predicted 7 for sample 0: a class label (an integer in 0..2)" in out
     assert "FAIL inputs_not_mutated" in out and "the learner changed x in place" in out
     assert "FAIL learns" in out
     assert "of 8 checks passed" in out
+
+
+@pytest.mark.parametrize(("learner", "valid"), [("FloatLabels", True), ("HalfLabels", False)])
+def test_check_and_run_judge_predictions_alike(user_dir, capsys, learner, valid):
+    """`check` applies the rule `run` applies: an integral float is a class, 0.5 is not."""
+    _cli(["check", f"my_learners:{learner}"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("PASS predictions_valid" in out) is valid
+    assert ("HalfLabels predicted 0.5 for sample 0" in out) is not valid
+    cfg = _config(user_dir, [{"name": f"my_learners:{learner}"}], max_samples=200)
+    code = _cli(["run", str(cfg), "--out", str(user_dir / "out"), "--quiet"])
+    assert code == (0 if valid else 1)
 
 
 def test_check_command_says_in_words_what_differs(user_dir, capsys):
