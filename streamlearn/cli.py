@@ -152,10 +152,14 @@ class RichProgress:
                 f"runs ({workers} worker(s): {running} running, {queued} queued)"))
 
     def stop(self) -> None:
+        """End the display; safe to call more than once (the runner and the command both
+        stop it when a run is interrupted)."""
         if self._progress is not None:
             if self._current is not None:
                 self._progress.remove_task(self._current)
+                self._current = None
             self._progress.stop()
+            self._progress = None
 
 
 # --------------------------------------------------------------------------------------

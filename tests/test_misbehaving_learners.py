@@ -337,6 +337,43 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     assert all(json.loads(p.read_text())["status"] == "ok" for p in recs)
 
 
+_ENTRY = [sys.executable, "-c", "from streamlearn._entry import main; main()"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_interrupt_with_progress_bars_exits_130_without_traceback(user_dir, signum):
+    """The console script, progress bars on (no -q): Ctrl-C or SIGTERM mid-run ends with
+    exit 130 and the resume message; the display is stopped once, not twice (a second
+    stop raised KeyError from Rich), and SIGTERM takes the Ctrl-C path."""
+    cfg = _config(user_dir, [{"name": "misbehaving:Slow", "label": "Slow"}], repeats=20,
+                  n=500)
+    out = user_dir / "out"
+    proc = subprocess.Popen([*_ENTRY, "run", str(cfg)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 90
+    while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    text = " ".join(err.split())
+    assert "Traceback" not in text and "run the same command again to resume" in text
+    assert not (out / ".streamlearn.lock").exists()
+
+
+def test_ctrl_c_while_the_command_starts_is_a_clean_exit_130():
+    """A Ctrl-C while NumPy, Numba and the learners are imported (the first second or so)
+    is exit 130 with "Interrupted.", no traceback."""
+    proc = subprocess.Popen([*_ENTRY, "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(0.15)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Interrupted." in err
+
+
 def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, capsys):
     registry.get_algorithm("misbehaving:RaisesLearner").armed = True
     cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad"}])
