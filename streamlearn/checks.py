@@ -194,9 +194,16 @@ def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
         for st in range(0, X.shape[0], 37):
             many.predict_learn_many(X[st:st + 37], y[st:st + 37])  # type: ignore[attr-defined]
             fused.append(np.array(many.chunk_scores_, dtype=np.float64))  # type: ignore[attr-defined]
-        n = _n_differ(s, np.concatenate(fused))
-        assert n == 0, (f"chunk_scores_ of predict_learn_many differ from last_score_ of the "
-                        f"per-sample loop on {n} of {s.size} samples")
+        fused_s = np.concatenate(fused)
+        n = _n_differ(s, fused_s)
+        if n:
+            gap = float(np.nanmax(np.abs(fused_s - s))) if fused_s.shape == s.shape else np.nan
+            raise AssertionError(
+                f"chunk_scores_ of predict_learn_many differ from last_score_ of the "
+                f"per-sample loop on {n} of {s.size} samples (largest difference {gap:.3g}); "
+                f"compute each score by the same operations in both paths (the same compiled "
+                f"loop, or the same BLAS call with the same shapes): BLAS kernels differ "
+                f"between CPUs in how they round sums")
 
 
 def check_tags_known(cls: type, params: dict[str, Any]) -> None:
