@@ -315,7 +315,7 @@ def test_a_scheduler_address_that_is_not_dask_is_exit_2_within_the_timeout(
 def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     """SIGINT to the client mid-experiment: exit 130 with the usual message, the runs
     already finished are complete records, nothing else is in runs/."""
-    cfg = _config(repeats=8)
+    cfg = _config(repeats=20)
     cfg["streams"][0]["max_samples"] = 8000
     cfg["algorithms"] = [{"name": "hoeffding_tree", "label": "HT"}]
     path = tmp_path / "c.yaml"
@@ -325,15 +325,16 @@ def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
            "--backend", "dask", "--jobs", "2", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     runs = out / "runs"
-    deadline = time.time() + 60
+    deadline = time.time() + 240  # a loaded machine starts a LocalCluster slowly
     while time.time() < deadline and len(list(runs.glob("*.json"))) < 2:
         time.sleep(0.05)
+    assert len(list(runs.glob("*.json"))) >= 2, "no two runs finished within 240 s"
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Interrupted. Finished runs are saved in" in " ".join(err.split())
     files = sorted(runs.iterdir())
-    assert 2 <= len(files) < 8 and all(f.suffix == ".json" for f in files)
+    assert 2 <= len(files) < 20 and all(f.suffix == ".json" for f in files)
     for f in files:
         rec = json.loads(f.read_text())
         assert rec["complete"] is True and rec["status"] == "ok"
