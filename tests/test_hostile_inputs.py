@@ -13,9 +13,11 @@ the same properties with many more (``pytest -m slow tests/test_hostile_inputs.p
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ from tests.cli_helpers import run_cli_captured
 RUN_CODES = {0, 1, 2, 3, 4, 5}
 VALIDATE_CODES = {0, 2, 3, 4}
 
-FEW = settings(max_examples=25, deadline=None, derandomize=False,
+FEW = settings(max_examples=20, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 MANY = settings(max_examples=400, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -88,8 +90,41 @@ def _check_run(code: int, text: str, out: Path, *, what: str) -> None:
                 assert value is None or math.isfinite(value), f"{what}: {run_id} {name}={value}"
     if code == 0:
         assert set(statuses.values()) <= {"ok"}, f"{what}: exit 0 with {statuses}\n{text}"
+        _check_tables(out, manifest, what)
     else:
         assert "failed" in statuses.values(), f"{what}: exit 1 but no failed run {statuses}"
+
+
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+
+
+def _check_tables(out: Path, manifest: dict[str, Any], what: str) -> None:
+    """summary.csv has one row per (stream, algorithm) for each metric, and summary.md
+    is intact: no control characters, every table row with as many cells as its header
+    (a label may not break the table)."""
+    tables = manifest["config"]["outputs"]["tables"]
+    pairs = {(r["stream"], r["algorithm"]) for r in manifest["runs"]}
+    if "csv" in tables:
+        with (out / "summary.csv").open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        metric = manifest["config"]["metrics"][0]
+        got = [(r["stream"], r["algorithm"]) for r in rows if r["metric"] == metric]
+        # labels with control characters may be written escaped; the others as they are
+        plain = {p for p in pairs if not _CONTROL.search("".join(p))}
+        assert len(got) == len(pairs) and plain <= set(got), \
+            f"{what}: summary.csv rows {got} for runs {sorted(pairs)}"
+    if "markdown" not in tables:
+        return
+    md = (out / "summary.md").read_text()
+    assert not _CONTROL.search(md.replace("\n", "")), f"{what}: control characters in " \
+        f"summary.md: {md!r}"
+    block: list[int] = []
+    for line in [*md.split("\n"), ""]:
+        if line.startswith("|"):
+            block.append(len(re.findall(r"(?<!\\)\|", line)))
+        elif block:
+            assert len(set(block)) == 1, f"{what}: a broken table in summary.md:\n{md}"
+            block = []
 
 
 # --------------------------------------------------------------------------------------
@@ -206,6 +241,35 @@ def test_generated_configs(case: tuple[dict[str, Any], list]) -> None:
 @given(configs())
 def test_generated_configs_many(case: tuple[dict[str, Any], list]) -> None:
     _config_property(case[0])
+
+
+_LABELS = st.one_of(
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=10),
+    st.sampled_from(["a\nb", "x|y", "\x1b[31mred", "a\rb", "tab\there", "\u202eevil",
+                     "<script>", "*b*", "Perc"]),
+)
+
+
+def _labels_property(algorithm: str, stream: str) -> None:
+    cfg = _base_config()
+    cfg["algorithms"][0]["label"] = algorithm
+    cfg["streams"][0]["label"] = stream
+    _config_property(cfg)
+
+
+@FEW
+@given(_LABELS, _LABELS)
+def test_generated_labels(algorithm: str, stream: str) -> None:
+    """A label is refused (exit 2, nothing written) or written so that the tables stay
+    intact (no control character, no broken Markdown row)."""
+    _labels_property(algorithm, stream)
+
+
+@pytest.mark.slow
+@MANY
+@given(_LABELS, _LABELS)
+def test_generated_labels_many(algorithm: str, stream: str) -> None:
+    _labels_property(algorithm, stream)
 
 
 # --------------------------------------------------------------------------------------
@@ -474,7 +538,7 @@ _FORMATS = {"csv": (csv_files, CSV_OPS), "arff": (arff_files, ARFF_OPS),
 
 @pytest.mark.parametrize("fmt,op", [(fmt, op) for fmt, (_, ops) in _FORMATS.items()
                                     for op in sorted(ops)])
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_generated_file_parses_to_its_data(fmt: str, op: str, data: st.DataObject) -> None:
