@@ -17,6 +17,8 @@ temporary directory, with a timeout, and is classified as:
   result_lost   exit 1, but an honest run missing or wrong, or the failure not recorded
   stray_write   succeeded, but wrote outside its output directory (e.g. the data dir)
   wrong_code    an exit code not documented for the command, or not the expected one
+  unclear_message  refused or failed as expected, but the message does not name the
+                cause the case requires (e.g. the bad prediction's value)
   control_failed  a legitimate input refused or failed
   hang          no answer within the case's timeout
   skipped       not run here (e.g. the scheduler cases without dask)
@@ -55,11 +57,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_hostile_cases import GOLDEN, Case, all_cases, dask_available, dump
-from probe_hostile_cases import learner_files as _learner_files
+from probe_hostile_cases import Case, dump, learner_files
+from probe_hostile_cases_run import GOLDEN, all_cases, dask_available
 
 OUTCOMES = ("ok", "clean", "traceback", "wrong_exit0", "half_written", "silent_loss",
-            "result_lost", "stray_write", "wrong_code", "control_failed", "hang", "skipped")
+            "result_lost", "stray_write", "wrong_code", "unclear_message", "control_failed",
+            "hang", "skipped")
 GOOD = ("ok", "clean", "skipped")
 #: exit codes the README documents per command
 DOCUMENTED = {"run": {0, 1, 2, 3, 4, 5, 130}, "validate": {0, 2, 3, 4},
@@ -99,7 +102,7 @@ class Context:
             if kind not in self._golden:
                 d = self.root / f"golden-{kind}"
                 d.mkdir()
-                for name, content in {**_learner_files(), "cfg.yaml": dump(GOLDEN[kind])}.items():
+                for name, content in {**learner_files(), "cfg.yaml": dump(GOLDEN[kind])}.items():
                     _write(d / name, content)
                 proc = subprocess.run([self.exe, "run", "cfg.yaml", "-q"], cwd=d,
                                       capture_output=True, text=True, env=self.env,
@@ -493,17 +496,27 @@ def classify(case: Case, code: int | None, output: str, d: Path, before: dict[st
             return "result_lost", problems
         if elsewhere:
             return "stray_write", [f"wrote {', '.join(elsewhere[:5])}"]
-        return "clean", []
+        return _message(e, output)
     left = [p for p in changed if cmd != "report" or p not in in_out]
     if code in e.reject or (code not in (0, 1) and left):
         if left:
             return "half_written", [f"exit {code}; left {', '.join(left[:6])}"]
-        return "clean", []
+        return _message(e, output)
     if e.control:
         return "control_failed", [f"exit {code}"]
     documented = DOCUMENTED.get(cmd, {0, 2})
     what = "not documented for this command" if code not in documented else "unexpected"
     return "wrong_code", [f"exit {code} ({what}); expected {_expected(e)}"]
+
+
+def _message(e: Any, output: str) -> tuple[str, list[str]]:
+    """A clean refusal, unless its message misses what the case says it must name."""
+    flat = " ".join(output.split())
+    if e.says and not re.search(e.says, flat):
+        return "unclear_message", [f"the message does not match {e.says!r}"]
+    if e.not_says and re.search(e.not_says, flat):
+        return "unclear_message", [f"the message matches {e.not_says!r}"]
+    return "clean", []
 
 
 def _expected(e: Any) -> str:
@@ -533,7 +546,7 @@ def table(results: list[Result]) -> str:
             or o in ("ok", "clean", "traceback", "wrong_exit0", "half_written", "silent_loss")]
     short = {"wrong_exit0": "exit0!", "half_written": "halfwr", "silent_loss": "silent",
              "result_lost": "lost", "stray_write": "stray", "wrong_code": "code",
-             "control_failed": "ctlfail", "traceback": "trace"}
+             "control_failed": "ctlfail", "traceback": "trace", "unclear_message": "unclear"}
     head = f"{'category':<10} {'cases':>5} " + " ".join(f"{short.get(c, c):>7}" for c in cols)
     lines = [head, "-" * len(head)]
     for cat in [*cats, "TOTAL"]:
@@ -551,7 +564,8 @@ def headline(results: list[Result]) -> str:
             f"hostile inputs handled cleanly, {n['traceback']} tracebacks, {n['wrong_exit0']} "
             f"wrong exit 0, {n['half_written']} half-written, {n['silent_loss']} silent loss, "
             f"{n['result_lost']} result lost, {n['stray_write']} stray writes, "
-            f"{n['wrong_code']} wrong exit code, {n['control_failed']} controls failed, "
+            f"{n['wrong_code']} wrong exit code, {n['unclear_message']} unclear messages, "
+            f"{n['control_failed']} controls failed, "
             f"{n['hang']} hangs; lock file left after {locks} finished run(s).")
 
 
