@@ -92,7 +92,8 @@ def learner_cases() -> list[Case]:
                                   jobs=2, repeats=2))
     one = const_oca(Y0, 1)
     # the failure names the bad prediction (not NumPy's broadcasting internals)
-    shown = {"none": "None", "nan": "nan", "1.5": "1\\.5", "99": "99", "-1": "-1", "str": "'a'"}
+    shown = {"none": "None", "nan": "(?i:nan)", "1.5": "1\\.5", "99": "99", "-1": "-1",
+             "str": "'a'"}
     for value in ("none", "nan", "1.5", "99", "-1", "str"):
         cases.append(learner_case(f"predicts-{value}", _bad("Predicts", value=value),
                                   says=rf"(?<![\w.]){shown[value]}(?![\w.])"))
