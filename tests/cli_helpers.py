@@ -35,3 +35,30 @@ def run_cli_split(args: list[str], monkeypatch: pytest.MonkeyPatch,
         code = exc.code if isinstance(exc.code, int) else 1
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def run_cli_captured(args: list[str]) -> tuple[int, str]:
+    """``streamlearn ARGS`` in-process without pytest fixtures (usable inside a
+    hypothesis example): its exit code and everything it printed. An exception escaping
+    :func:`~streamlearn.cli.main` is returned as exit code -1 with its traceback, as the
+    console script would print it."""
+    import contextlib
+    import io
+    import traceback
+
+    buf = io.StringIO()
+    old = sys.argv
+    sys.argv = ["streamlearn", *args]
+    code = 0
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except Exception:
+                traceback.print_exc(file=buf)
+                code = -1
+    finally:
+        sys.argv = old
+    return code, buf.getvalue()
