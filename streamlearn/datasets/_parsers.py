@@ -105,9 +105,10 @@ def read_bytes(path: str | Path, *, decompress: bool = True) -> bytes:
 
 
 def decode_text(data: bytes, source: str | Path | None = None) -> str:
-    """Decode bytes as UTF-8 (falling back to Latin-1) and normalise line ends."""
+    """Decode bytes as UTF-8 (falling back to Latin-1) and normalise line ends; a UTF-8
+    byte-order mark (spreadsheet exports) is dropped, not read as part of the first cell."""
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     if "\x00" in text:
