@@ -245,6 +245,33 @@ def test_csv_stream_runs_with_its_sha256_and_keeps_file_order(tmp_path):
     assert recs[0]["stream_info"]["n_samples"] == 300
 
 
+def test_a_changed_file_is_never_resumed_from_the_old_records(tmp_path, capsys):
+    """Same config, same path, new content: every run is computed again on the new data
+    (resume used to keep the old file's records and exit 0); the unchanged file resumes."""
+    data = tmp_path / "d.csv"
+    X, y = _blobs(seed=0)
+    _write_csv(data, X, y)
+    cfg = _config(tmp_path, {"path": str(data), "target": "cls"})
+    runs = tmp_path / "out" / "runs"
+
+    def oca() -> dict[str, float]:
+        return {p.stem: json.loads(p.read_text())["metrics"]["oca"] for p in runs.glob("*.json")}
+
+    assert _run(["run", str(cfg), "--quiet"]) == 0
+    first = oca()
+    capsys.readouterr()
+    assert _run(["run", str(cfg), "--quiet"]) == 0
+    assert "4 already complete, 0 to run" in " ".join(capsys.readouterr().err.split())
+    X2, y2 = _blobs(seed=1)
+    _write_csv(data, X2, -y2 + 2)  # other samples, labels reversed
+    assert _run(["run", str(cfg), "--quiet"]) == 0
+    assert "0 already complete, 4 to run" in " ".join(capsys.readouterr().err.split())
+    second = oca()
+    assert second.keys() == first.keys() and second != first
+    digests = {json.loads(p.read_text())["spec"]["data_sha256"] for p in runs.glob("*.json")}
+    assert digests == {_sha(data)}
+
+
 def test_missing_csv_is_a_data_error_and_can_be_skipped(tmp_path, capsys):
     cfg = _config(tmp_path, {"path": str(tmp_path / "absent.csv")})
     assert _run(["run", str(cfg), "--quiet"]) == 3

@@ -122,12 +122,22 @@ class _FileStream(Stream):
 
     def _load(self) -> tuple[np.ndarray, np.ndarray]:
         self.check_available()
-        key = self._parse_key()
+        key = self.content_key()
         if key is not None and key in _PARSED:
             _PARSED.move_to_end(key)
             X, y = _PARSED[key]
             return X.copy(), y.copy()  # each caller owns its arrays; the cache stays intact
         return self._parse()
+
+    def content_sha256(self) -> str:
+        """SHA-256 of the file (the declared one once :meth:`check_available` has verified
+        it): part of each run's identity, so a changed file is never resumed from the
+        records of the old one."""
+        if self.sha256 is not None:
+            return self.sha256.lower()
+        from streamlearn.datasets._store import file_sha256
+
+        return file_sha256(self._file())
 
     def check_content(self, keep: bool = True) -> None:
         """Parse and validate the whole file now, so that a bad file stops an experiment
@@ -135,13 +145,14 @@ class _FileStream(Stream):
         arrays are kept (within a memory budget) for the runs of this process, which then
         do not parse the file again."""
         X, y = self._parse()
-        key = self._parse_key() if keep else None
+        key = self.content_key() if keep else None
         if key is not None:
             _remember(key, X, y)
 
-    def _parse_key(self) -> tuple[Any, ...] | None:
+    def content_key(self) -> tuple[Any, ...] | None:
         """The parameters and the file's identity (inode, size, times): a changed file
-        parses again."""
+        parses again, and is prepared again (the per-process stream cache of
+        :func:`streamlearn.evaluation.preparation.prepare_stream` uses it too)."""
         try:
             st = self._file().stat()
         except OSError:

@@ -126,11 +126,15 @@ _CACHE_SIZE = 2
 
 def prepare_stream(scfg: Any, seed: int, data_dir: str | None) -> PreparedData:
     """Build, shuffle (per seed), cap and normalise a stream; cached per process."""
-    key = json.dumps([scfg.to_dict(), seed, data_dir], sort_keys=True, default=str)
+    stream = build_stream(scfg, seed, data_dir)
+    # a file stream's content is part of the key: a file changed since (a worker process
+    # that outlives an experiment, a test) is read again, never served from the cache
+    content_key = getattr(stream, "content_key", None)
+    key = json.dumps([scfg.to_dict(), seed, data_dir, content_key() if content_key else None],
+                     sort_keys=True, default=str)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    stream = build_stream(scfg, seed, data_dir)
     stream.check_available()
     X, y = stream.to_arrays()
     info = stream.info()

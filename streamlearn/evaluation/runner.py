@@ -60,6 +60,7 @@ class RunSpec:
     memory_profile: bool = False
     fused: bool = True
     protocol_params: tuple[tuple[str, Any], ...] = ()
+    data_sha256: str | None = None  # a file stream's content: a changed file is a new run
 
     @property
     def run_id(self) -> str:
@@ -72,6 +73,8 @@ class RunSpec:
         extra: dict[str, Any] = {"memory_profile": True} if self.memory_profile else {}
         if self.protocol_params:  # only when set: keeps the digests of earlier records
             extra["protocol_params"] = dict(self.protocol_params)
+        if self.data_sha256:
+            extra["data_sha256"] = self.data_sha256
         return {
             **extra,
             "protocol": self.protocol,
@@ -91,10 +94,15 @@ class RunSpec:
         return registry.get_protocol(self.protocol)(**dict(self.protocol_params))
 
 
-def plan_runs(cfg: ExperimentConfig) -> list[RunSpec]:
-    """All runs of a config, grouped by (stream, seed) so a stream is built once."""
+def plan_runs(cfg: ExperimentConfig,
+              data_digests: dict[str, str] | None = None) -> list[RunSpec]:
+    """All runs of a config, grouped by (stream, seed) so a stream is built once.
+    ``data_digests``: stream label → SHA-256 of its file (file streams), part of each
+    run's identity."""
+    digests = data_digests or {}
     return [
         RunSpec(
+            data_sha256=digests.get(s.label),
             experiment=cfg.name,
             protocol=cfg.protocol,
             protocol_params=tuple(sorted(cfg.protocol_params.items())),
@@ -389,14 +397,16 @@ def check_streams_available(cfg: ExperimentConfig, data_dir: str | None) -> None
 
 
 def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
-                    keep: bool = True) -> dict[str, DataError]:
+                    keep: bool = True,
+                    digests: dict[str, str] | None = None) -> dict[str, DataError]:
     """Streams whose data files are not present: label → the error explaining it.
 
     A file that is present is parsed and validated here (streams with a
     ``check_content`` method: the file streams), so a bad file stops the experiment before
     anything is written; its error is raised, never counted as missing, so that
     ``--skip-missing-data`` does not silently skip a corrupt file. With ``keep`` the
-    parsed arrays are kept for this process's runs (no second parse)."""
+    parsed arrays are kept for this process's runs (no second parse). ``digests``, when
+    given, receives each checked file's SHA-256 by stream label."""
     out: dict[str, DataError] = {}
     for scfg in cfg.streams:
         stream = build_stream(scfg, cfg.seeds[0], data_dir)
@@ -412,6 +422,8 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
             except UserError as exc:
                 exc.args = (f"Stream {scfg.label!r}: {exc}",)
                 raise exc from None
+            if digests is not None:
+                digests[scfg.label] = stream.content_sha256()
     return out
 
 
@@ -461,13 +473,15 @@ def run_experiment(
     check_writable(out_dir, create=False)
     check_data = backend is None or backend.checks_data_on_client or skip_missing_data
     # parsed files are kept for the runs only when they run in this process
-    missing = (missing_streams(cfg, data_dir, keep=backend is None and jobs == 1)
+    digests: dict[str, str] = {}
+    missing = (missing_streams(cfg, data_dir, keep=backend is None and jobs == 1,
+                               digests=digests)
                if check_data else {})
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
     rollback = OutputRollback(out_dir)  # a failure before the first record undoes the rest
     check_writable(out_dir, create=True)
-    specs = [s for s in plan_runs(cfg) if s.stream.label not in missing]
+    specs = [s for s in plan_runs(cfg, digests) if s.stream.label not in missing]
     with rollback, OutputDirLock(out_dir), rollback.undo_on_failure():
         records.clean_temporaries(out_dir)
         not_run = {label: str(exc) for label, exc in missing.items()}
