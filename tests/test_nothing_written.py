@@ -5,9 +5,11 @@ be directories (symbolic-link loops, dangling links) are refused with a message.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from hypothesis import HealthCheck, event, given, settings
@@ -17,6 +19,12 @@ from tests.cli_helpers import run_cli
 
 #: exit codes the README documents for a run that stops on bad input
 DOCUMENTED = {2, 3, 4}
+
+def _npz(**arrays: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
 
 # name → (file name, content, stream params besides path, exit code, message fragments)
 BAD_FILES: dict[str, tuple[str, bytes, dict, int, tuple[str, ...]]] = {
@@ -47,8 +55,15 @@ BAD_FILES: dict[str, tuple[str, bytes, dict, int, tuple[str, ...]]] = {
         3, ("at line 3", "Malformed nominal attribute")),
     "libsvm_negative_index": ("d.svm", b"1 1:0.5 2:1\n-1 -3:2\n", {}, 3,
                               ("Feature index -3 < 1", "at line 2, field 2")),
+    "npz_object_array": ("d.npz", _npz(X=np.array([[None, 1.0]] * 20, dtype=object),
+                                       y=np.arange(20) % 2), {}, 3,
+                         ("its arrays cannot be read", "Object arrays")),
+    "npz_no_samples": ("d.npz", _npz(X=np.empty((0, 2)), y=np.empty(0, dtype=np.int64)),
+                       {}, 3, ("holds no samples",)),
+    "npz_truncated": ("d.npz", _npz(X=np.ones((200, 2)), y=np.arange(200) % 2)[:900], {}, 3,
+                      ("is not a readable NumPy file",)),
 }
-_FORMAT = {".csv": "csv", ".arff": "arff", ".svm": "libsvm"}
+_FORMAT = {".csv": "csv", ".arff": "arff", ".svm": "libsvm", ".npz": "numpy"}
 
 
 def _config(tmp_path: Path, stream_params: dict, out: Path, **stream_extra: object) -> Path:

@@ -23,6 +23,8 @@ an error naming the file, the line and the column. The parsing is the dataset la
 from __future__ import annotations
 
 import re
+import zipfile
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -533,19 +535,27 @@ class NumpyStream(_FileStream):
 
     def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         src = self._file()
-        try:
-            loaded = np.load(src, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise DataError(f"{src} is not a readable NumPy file ({exc}).") from None
-        if isinstance(loaded, np.lib.npyio.NpzFile):
-            with loaded:
-                missing = [k for k in (self.x_key, self.y_key) if k not in loaded.files]
-                if missing:
-                    raise DataError(f"{src} has no array {missing[0]!r}; it holds "
-                                    f"{', '.join(loaded.files) or 'no arrays'}. Set x_key "
-                                    "and y_key.")
-                X, y = loaded[self.x_key], loaded[self.y_key]
-        else:
+        # what np.load and reading an .npz member raise on a damaged or truncated file, or
+        # on an object array (refused: loading it would run pickle)
+        unreadable = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+        with open(src, "rb") as fh:  # ours to close, also when np.load fails half-way
+            try:
+                loaded = np.load(fh, allow_pickle=False)
+            except unreadable as exc:
+                raise DataError(f"{src} is not a readable NumPy file ({exc}).") from None
+            if isinstance(loaded, np.lib.npyio.NpzFile):
+                with loaded:
+                    missing = [k for k in (self.x_key, self.y_key) if k not in loaded.files]
+                    if missing:
+                        raise DataError(f"{src} has no array {missing[0]!r}; it holds "
+                                        f"{', '.join(loaded.files) or 'no arrays'}. Set "
+                                        "x_key and y_key.")
+                    try:
+                        X, y = loaded[self.x_key], loaded[self.y_key]
+                    except unreadable as exc:
+                        raise DataError(f"{src}: its arrays cannot be read ({exc}).") from None
+                loaded = None
+        if loaded is not None:  # an .npy matrix
             if loaded.ndim != 2:
                 raise DataError(f"{src} holds a {loaded.ndim}-D array; an .npy stream is a "
                                 "2-D matrix with the target as one column.")
@@ -558,6 +568,8 @@ class NumpyStream(_FileStream):
                             f"{X.shape} and y {y.shape}.")
         if X.dtype.kind not in "biuf":
             raise DataError(f"{src}: X has dtype {X.dtype}; features must be numeric.")
+        if X.shape[0] == 0:
+            raise DataError(f"{src} holds no samples (X has shape {X.shape}).")
         X = X.astype(np.float64)
         _finite(X, src, None, [str(k) for k in range(X.shape[1])])
         return X, self._targets(y, None)
