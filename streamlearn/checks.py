@@ -18,6 +18,7 @@ import numpy as np
 
 from streamlearn.base import LEARNER_TAGS, Learner, has_predict_learn_many
 from streamlearn.evaluation.prequential import PredictionError, checked_predictions
+from streamlearn.interrupts import SigintWatch
 
 Check = Callable[[type, dict[str, Any]], None]
 
@@ -281,14 +282,18 @@ def run_checks(cls: type, params: dict[str, Any] | None = None) -> list[CheckRes
         if "seed" in cls._param_names() and "seed" not in params:
             params["seed"] = 0
         for name, check in yield_checks(cls):
-            try:
-                check(cls, params)
-            except AssertionError as exc:
-                out.append(CheckResult(name, params, False, str(exc).strip().split("\n")[0]
-                                       or "assertion failed"))
-            except Exception as exc:
-                out.append(CheckResult(name, params, False,
-                                       f"raised {type(exc).__name__}: {exc}"))
-            else:
-                out.append(CheckResult(name, params, True))
+            with SigintWatch() as interrupt:
+                try:
+                    check(cls, params)
+                except AssertionError as exc:
+                    out.append(CheckResult(name, params, False,
+                                           str(exc).strip().split("\n")[0]
+                                           or "assertion failed"))
+                except BaseException as exc:  # SystemExit, its own KeyboardInterrupt, ...
+                    if interrupt.seen:  # a real Ctrl-C stops the checks
+                        raise
+                    out.append(CheckResult(name, params, False,
+                                           f"raised {type(exc).__name__}: {exc}"))
+                else:
+                    out.append(CheckResult(name, params, True))
     return out

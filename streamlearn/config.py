@@ -840,18 +840,21 @@ def _lookup(getter: Any, name: str, path: str) -> Any:
 
 
 def _build(cls: Any, params: dict[str, Any], path: str) -> Any:
-    try:
-        cls.check_param_names(params)
-        return cls(**params)
-    except UserError as exc:
-        raise _fail(path, str(exc)) from None
-    except (TypeError, ValueError) as exc:
-        raise _fail(path, f"{cls.__name__} rejected these parameters: {exc}") from None
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # its own code raised (SystemExit, RuntimeError, ...)
-        raise _fail(path, f"building {cls.__name__} failed: {type(exc).__name__}: {exc}"
-                    ) from None
+    from streamlearn.interrupts import SigintWatch
+
+    with SigintWatch() as interrupt:
+        try:
+            cls.check_param_names(params)
+            return cls(**params)
+        except UserError as exc:
+            raise _fail(path, str(exc)) from None
+        except (TypeError, ValueError) as exc:
+            raise _fail(path, f"{cls.__name__} rejected these parameters: {exc}") from None
+        except BaseException as exc:  # its own code raised (SystemExit, RuntimeError, ...)
+            if interrupt.seen:  # a real Ctrl-C, not the class's own KeyboardInterrupt
+                raise
+            raise _fail(path, f"building {cls.__name__} failed: {type(exc).__name__}: "
+                        f"{exc}") from None
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

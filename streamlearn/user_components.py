@@ -79,16 +79,21 @@ def _import_object(path: str, kind: str) -> Any:
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise UserError(
-            f"{kind} {path!r}: cannot import module {module_name!r} ({exc}). It must be "
-            f"importable from the working directory ({cwd}) or the installed packages."
-        ) from None
-    except Exception as exc:  # the user's module raised while importing
-        raise UserError(f"{kind} {path!r}: importing {module_name!r} failed with "
-                        f"{type(exc).__name__}: {exc}") from None
+    from streamlearn.interrupts import SigintWatch
+
+    with SigintWatch() as interrupt:
+        try:
+            obj: Any = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            raise UserError(
+                f"{kind} {path!r}: cannot import module {module_name!r} ({exc}). It must "
+                f"be importable from the working directory ({cwd}) or the installed "
+                "packages.") from None
+        except BaseException as exc:  # the module's code raised (sys.exit() included)
+            if interrupt.seen:  # a real Ctrl-C
+                raise
+            raise UserError(f"{kind} {path!r}: importing {module_name!r} failed with "
+                            f"{type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -232,13 +237,18 @@ class _Wrapped(Learner):
         self._validate_target()
 
     def _validate_target(self) -> None:
-        try:
-            self.target(**self.params_)
-        except (UserError, KeyboardInterrupt):
-            raise
-        except BaseException as exc:  # SystemExit too: the class's code, not the user's exit
-            raise UserError(f"{self.target.__name__} rejected these parameters: "
-                            f"{type(exc).__name__}: {exc}") from None
+        from streamlearn.interrupts import SigintWatch
+
+        with SigintWatch() as interrupt:
+            try:
+                self.target(**self.params_)
+            except UserError:
+                raise
+            except BaseException as exc:  # SystemExit, its own KeyboardInterrupt: its code
+                if interrupt.seen:  # a real Ctrl-C
+                    raise
+                raise UserError(f"{self.target.__name__} rejected these parameters: "
+                                f"{type(exc).__name__}: {exc}") from None
 
     @classmethod
     def _init_params(cls) -> list[inspect.Parameter]:

@@ -374,11 +374,17 @@ def test_ctrl_c_while_the_command_starts_is_a_clean_exit_130():
     assert "Traceback" not in err and "Interrupted." in err
 
 
-def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, capsys):
+@pytest.mark.parametrize("what", ["SystemExit", "KeyboardInterrupt"])
+def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, capsys,
+                                                                      what):
+    """The config's check builds the learner: its own SystemExit or KeyboardInterrupt
+    (no Ctrl-C reached the process) is a config error, exit 2, not an interrupt (130)."""
     registry.get_algorithm("misbehaving:RaisesLearner").armed = True
-    cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad"}])
+    cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad",
+                              "params": {"what": what}}])
     rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
-    assert rc == 2 and "building RaisesLearner failed: SystemExit: 0" in " ".join(text.split())
+    assert rc == 2, text
+    assert f"building RaisesLearner failed: {what}" in " ".join(text.split())
     assert not (user_dir / "out").exists()
 
 

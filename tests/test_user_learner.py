@@ -97,6 +97,18 @@ class HalfLabels(FloatLabels):
         return 0.5
 
 
+class InterruptsItself:
+    """Raises KeyboardInterrupt in predict_one and exits in learn_one (no Ctrl-C)."""
+
+    def predict_one(self, x):
+        raise KeyboardInterrupt
+
+    def learn_one(self, x, y):
+        import sys
+
+        sys.exit(0)
+
+
 class NotALearner:
     def fit(self, X, y):
         pass
@@ -276,6 +288,25 @@ def test_check_and_run_judge_predictions_alike(user_dir, capsys, learner, valid)
     cfg = _config(user_dir, [{"name": f"my_learners:{learner}"}], max_samples=200)
     code = _cli(["run", str(cfg), "--out", str(user_dir / "out"), "--quiet"])
     assert code == (0 if valid else 1)
+
+
+def test_check_command_records_a_learner_ending_the_process_as_failures(user_dir, capsys):
+    """The learner's own KeyboardInterrupt and sys.exit() are failed checks (exit 1), not
+    an interrupted command (130) or a passing one (0)."""
+    assert _cli(["check", "my_learners:InterruptsItself"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "raised KeyboardInterrupt" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("body", ["import sys\nsys.exit(0)\n", "raise KeyboardInterrupt\n"])
+def test_a_module_ending_the_process_on_import_is_a_config_error(user_dir, capsys, body):
+    (user_dir / "quits.py").write_text(body)
+    try:
+        assert _cli(["check", "quits:Learner"]) == 2
+    finally:
+        sys.modules.pop("quits", None)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "importing 'quits' failed with" in err and "Traceback" not in err
 
 
 def test_check_command_says_in_words_what_differs(user_dir, capsys):
