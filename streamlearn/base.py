@@ -592,3 +592,13 @@ class Protocol(Base):
             return int(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
+
+
+def physical_memory_bytes() -> int | None:
+    """Total physical memory of the machine (``None`` where the OS does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not on POSIX
+        return None

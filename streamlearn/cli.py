@@ -168,10 +168,12 @@ class RichProgress:
 
 
 def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:
+    """Absolute (against the working directory at the start), so records land there even
+    if a learner changes the process's working directory."""
     if out is not None:
-        return out
+        return Path(out).absolute()
     base = Path(cfg.outputs.dir)
-    return base.parent / "smoke" / base.name if smoke else base
+    return (base.parent / "smoke" / base.name if smoke else base).absolute()
 
 
 def _dask_backend(backend: str, scheduler: str | None, jobs: int, retries: int,

@@ -60,7 +60,7 @@ from typing import Any
 
 import yaml
 
-from streamlearn.base import UserError, _close_matches
+from streamlearn.base import UserError, _close_matches, physical_memory_bytes
 from streamlearn.file_names import (
     MAX_NAME_BYTES,
     RUN_FILE_SUFFIX,
@@ -812,16 +812,6 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
                             f"no algorithm (or cited entry) has label {a_label!r}."
                             f"{_close_matches(a_label, sorted(algo_labels))} "
                             f"Labels: {', '.join(sorted(algo_labels))}.")
-
-
-def physical_memory_bytes() -> int | None:
-    """Total physical memory of the machine (``None`` where the OS does not say)."""
-    import os
-
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):  # pragma: no cover - not on POSIX
-        return None
 
 
 def _bytes(n: float) -> str:

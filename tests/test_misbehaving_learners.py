@@ -45,6 +45,20 @@ class Custom(BaseException):
     """A BaseException of the learner's own."""
 
 
+class ChangesDir:
+    """Moves the process into a new directory when reset, then predicts class 0."""
+
+    def reset(self, n_features, n_classes):
+        os.makedirs("elsewhere", exist_ok=True)
+        os.chdir("elsewhere")
+
+    def predict_one(self, x):
+        return 0
+
+    def learn_one(self, x, y):
+        pass
+
+
 def _exception(what):
     return {"SystemExit": SystemExit(0), "KeyboardInterrupt": KeyboardInterrupt(),
             "GeneratorExit": GeneratorExit(), "Custom": Custom("custom")}[what]
@@ -335,6 +349,26 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     recs = list(out.glob("runs/*.json"))
     assert 1 <= len(recs) < 20
     assert all(json.loads(p.read_text())["status"] == "ok" for p in recs)
+
+
+def test_a_learner_changing_the_working_directory_changes_nothing_else(user_dir, capsys):
+    """Records land in the output directory given at the start, and the next runs read
+    their data where the config said (a relative output dir and CSV path used to follow
+    the learner's os.chdir: records in elsewhere/out, then a 'file not found')."""
+    csv = user_dir / "data.csv"
+    csv.write_text("a,b,label\n" + "".join(f"{i % 5},{i % 3},{i % 2}\n" for i in range(80)))
+    cfg = {"name": "cd", "seeds": [0, 1],
+           "streams": [{"name": "csv", "label": "Data", "params": {"path": "data.csv"}}],
+           "algorithms": [{"name": "misbehaving:ChangesDir", "label": "Bad"},
+                          {"name": "misbehaving:Majority", "label": "Majority"}],
+           "metrics": ["oca"], "outputs": {"dir": "out", "plots": []}}
+    (user_dir / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["run", "cfg.yaml", "--quiet"], capsys)
+    assert rc == 0, text
+    assert Path.cwd() == user_dir
+    assert sorted(p.name for p in (user_dir / "out" / "runs").glob("*.json")) == [
+        f"Data__{a}__seed{s}.json" for a in ("Bad", "Majority") for s in (0, 1)]
+    assert not (user_dir / "elsewhere" / "out").exists()
 
 
 _ENTRY = [sys.executable, "-c", "from streamlearn._entry import main; main()"]

@@ -53,6 +53,9 @@ BAD_FILES: dict[str, tuple[str, bytes, dict, int, tuple[str, ...]]] = {
     "arff_unclosed_nominal": (
         "d.arff", b"@relation r\n@attribute a numeric\n@attribute c {x,y\n@data\n1,x\n", {},
         3, ("at line 3", "Malformed nominal attribute")),
+    "libsvm_index_too_large_to_hold": (
+        "d.svm", b"1 1:0.5 1000000000000:1\n0 2:1\n", {}, 3,
+        ("2 rows x 1000000000000 features", "14,901.2 GiB", "is one index wrong?")),
     "libsvm_negative_index": ("d.svm", b"1 1:0.5 2:1\n-1 -3:2\n", {}, 3,
                               ("Feature index -3 < 1", "at line 2, field 2")),
     "npz_object_array": ("d.npz", _npz(X=np.array([[None, 1.0]] * 20, dtype=object),
@@ -261,6 +264,15 @@ def test_output_path_through_a_bad_symbolic_link(tmp_path, capsys, where):
         assert "Traceback" not in text and "Errno" not in flat
         assert "symbolic link" in flat and ("loops" in flat or "does not exist" in flat)
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_output_name_longer_than_the_file_system_allows(tmp_path, capsys):
+    out = tmp_path / ("o" * 300) / "sub"
+    cfg = _config(tmp_path, {"path": str(_good_csv(tmp_path)), "target": "label"}, out)
+    rc, text = run_cli(["run", str(cfg), "-q"], capsys)
+    flat = " ".join(text.split())
+    assert rc == 4 and "Traceback" not in text, flat
+    assert "has a name of 300 bytes; file systems allow 255 per name" in flat
 
 
 def test_output_directory_under_a_parent_that_is_not_writable(tmp_path, capsys,

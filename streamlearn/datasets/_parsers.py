@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn.base import DataError
+from streamlearn.base import DataError, physical_memory_bytes
 
 __all__ = [
     "ArffData",
@@ -381,7 +381,17 @@ def parse_libsvm(
                 f"Feature index {int(idx[k])} repeated{_where(source)} at line "
                 f"{lines_of_rows[rows[k]]}."
             )
-    X = np.zeros((n, d), dtype=np.float64)
+    need, ram = n * d * 8, physical_memory_bytes()
+    too_big = DataError(
+        f"{n} rows x {d} features{_where(source)} make a dense float64 matrix of "
+        f"{need / 2**30:,.1f} GiB, more than this machine's memory; the highest feature "
+        f"index is {d} (is one index wrong?).")
+    if ram is not None and need > ram:
+        raise too_big
+    try:
+        X = np.zeros((n, d), dtype=np.float64)
+    except MemoryError:
+        raise too_big from None
     X.reshape(-1)[flat] = val
     return X, y
 

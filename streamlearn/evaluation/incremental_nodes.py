@@ -233,7 +233,7 @@ class IncrementalNodesProtocol(Protocol):
     def check_memory(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
                      n_features: int, n_classes: int, where: str = "") -> None:
         """Raise :class:`UserError` when :meth:`memory_need` exceeds the limit."""
-        from streamlearn.config import physical_memory_bytes
+        from streamlearn.base import physical_memory_bytes
 
         ram = physical_memory_bytes()
         limit = (self.memory_limit_gib * 2**30 if self.memory_limit_gib is not None

@@ -39,6 +39,11 @@ def check_writable(out_dir: Path, create: bool = True) -> None:
     file or a device, or it (or its first existing parent) is not writable. With
     ``create`` the directory is created (as a run does); without, nothing is written."""
     out_dir = Path(out_dir)
+    for part in out_dir.parts:  # stat() itself fails on such a name ("File name too long")
+        if len(os.fsencode(part)) > 255:
+            raise OutputError(f"The output directory {str(out_dir)[:120]}... has a name of "
+                              f"{len(os.fsencode(part))} bytes; file systems allow 255 per "
+                              "name. Choose a shorter outputs.dir or --out.")
     _check_links(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         kind = "a file" if out_dir.is_file() else "not a directory (a device or special file)"

@@ -239,6 +239,7 @@ def compute_run(
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
     record["stream_info"] = prepared.info
     cls = registry.get_algorithm(spec.algorithm.name)
+    cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
     with SigintWatch() as sigint:
         try:
             with _single_thread_blas():
@@ -253,6 +254,9 @@ def compute_run(
                           traceback=traceback.format_exc(limit=8))
             return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                                   time.perf_counter() - t_start, error))
+        finally:
+            if os.getcwd() != cwd:
+                os.chdir(cwd)
         if sigint.seen:  # the learner swallowed the Ctrl-C's KeyboardInterrupt
             raise KeyboardInterrupt
     record.update(fields)
