@@ -583,6 +583,10 @@ def test_every_builtin_learner_runs_on_read_only_inputs(name):
 
 
 class _Predicts(Classifier):
+    """Predicts ``value`` at sample ``at`` and ``usual`` everywhere else."""
+
+    usual: object = 1
+
     def __init__(self, *, value: object = None, at: int = 0) -> None:
         self.value = value
         self.at = at
@@ -592,26 +596,15 @@ class _Predicts(Classifier):
 
     def predict_one(self, x: np.ndarray) -> object:
         self.n_ += 1
-        return self.value if self.n_ - 1 == self.at else 1
+        return self.value if self.n_ - 1 == self.at else self.usual
 
-    def learn_one(self, x: np.ndarray, y: int) -> None:
+    def learn_one(self, x: np.ndarray, y: object) -> None:
         pass
 
 
-class _PredictsRegression(Regressor):
-    def __init__(self, *, value: object = None, at: int = 0) -> None:
-        self.value = value
-        self.at = at
-
-    def reset(self, n_features: int, n_classes: int | None) -> None:
-        self.n_ = 0
-
-    def predict_one(self, x: np.ndarray) -> object:
-        self.n_ += 1
-        return self.value if self.n_ - 1 == self.at else 0.5
-
-    def learn_one(self, x: np.ndarray, y: float) -> None:
-        pass
+class _PredictsRegression(_Predicts, Regressor):
+    task = Regressor.task  # the MRO would take the Classifier's
+    usual = 0.5
 
 
 def _stream(n: int = 60) -> tuple[np.ndarray, np.ndarray]:
