@@ -63,7 +63,3 @@ def slug_collisions(labels: list[str]) -> list[tuple[str, str, str]]:
             out.append((seen[key], label, slug(label)))
         seen.setdefault(key, label)
     return out
-
-
-def name_too_long(name: str) -> bool:
-    return len(name.encode("utf-8")) > MAX_NAME_BYTES

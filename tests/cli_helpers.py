@@ -23,6 +23,20 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return int(exc_info.value.code or 0), out.out + out.err
 
 
+def cli_exit_code(args: list[str]) -> int:
+    """``streamlearn ARGS`` in-process: its exit code only (what it printed stays for
+    ``capsys`` to read); ``sys.argv`` is restored."""
+    old = sys.argv
+    sys.argv = ["streamlearn", *args]
+    try:
+        main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    finally:
+        sys.argv = old
+    return 0
+
+
 def run_cli_split(args: list[str], monkeypatch: pytest.MonkeyPatch,
                   capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """Like :func:`run_cli`, with stdout and stderr apart (a non-int exit code counts

@@ -15,21 +15,12 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from streamlearn import user_components
-from streamlearn.cli import main
 from streamlearn.config import load_config
 from streamlearn.reporting import tables
 from streamlearn.reporting.summary import summarize
+from tests.cli_helpers import cli_exit_code as _cli
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _cli(args: list[str]) -> int:
-    sys.argv = ["streamlearn", *args]
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def test_quickstart_puts_online_bls_beside_the_baselines_in_80_columns(tmp_path, capsys):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,6 @@ import pytest
 import yaml
 
 from streamlearn.base import DataError, UserError
-from streamlearn.cli import main
 from streamlearn.datasets.file_streams import (
     ARFFStream,
     ChecksumMismatch,
@@ -23,6 +21,7 @@ from streamlearn.datasets.file_streams import (
     NumpyStream,
 )
 from streamlearn.registry import get_stream
+from tests.cli_helpers import cli_exit_code as _run
 
 
 def _blobs(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -193,15 +192,6 @@ def test_sha256_verified(tmp_path):
         CSVStream(path=str(p), sha256="abc")
     with pytest.raises(DataError, match="not found"):
         CSVStream(path=str(tmp_path / "nope.csv")).check_available()
-
-
-def _run(args: list[str]) -> int:
-    sys.argv = ["streamlearn", *args]
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _config(tmp_path: Path, params: dict, extra: tuple[str, ...] = ()) -> Path:

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from streamlearn import user_components
-from streamlearn.cli import main
+from tests.cli_helpers import cli_exit_code as _cli
 
 FAILING = '''
 import numpy as np
@@ -38,15 +38,6 @@ class Flaky:
         if self.n > 100:
             raise FloatingPointError("weights overflowed at sample 101")
 '''
-
-
-def _cli(args: list[str]) -> int:
-    sys.argv = ["streamlearn", *args]
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 class _Page(HTMLParser):

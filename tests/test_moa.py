@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import pickle
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,22 +20,13 @@ from streamlearn import registry
 from streamlearn.algorithms import moa_baselines
 from streamlearn.algorithms.moa_baselines import MOAClassifier, moa_unavailable_reason
 from streamlearn.checks import run_checks
-from streamlearn.cli import main
+from tests.cli_helpers import cli_exit_code as _cli
 
 REASON = moa_unavailable_reason()
 needs_moa = pytest.mark.skipif(REASON is not None, reason=f"MOA not available: {REASON}")
 
 MOA_NAMES = ["moa_hoeffding_tree", "moa_hoeffding_adaptive_tree", "moa_arf",
              "moa_leveraging_bagging", "moa_naive_bayes"]
-
-
-def _cli(args: list[str]) -> int:
-    sys.argv = ["streamlearn", *args]
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _config(tmp_path: Path, algorithms: list, n: int = 2000) -> Path:

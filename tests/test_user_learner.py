@@ -14,7 +14,7 @@ import yaml
 
 from streamlearn import registry, user_components
 from streamlearn.base import UserError
-from streamlearn.cli import main
+from tests.cli_helpers import cli_exit_code as _cli
 
 GOOD = '''
 import numpy as np
@@ -159,15 +159,6 @@ def _config(tmp_path: Path, algorithms: list, max_samples: int = 600) -> Path:
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
-
-
-def _cli(args: list[str]) -> int:
-    sys.argv = ["streamlearn", *args]
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def test_own_learner_by_dotted_path_runs_beside_builtins(user_dir, capsys):
