@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from streamlearn import registry  # noqa: E402
+from streamlearn import components, registry  # noqa: E402
 
 NAMES = (
     "online_bls",
@@ -54,9 +54,9 @@ D = 20  # input dimension of the synthetic stream (m does not depend on it)
 
 def _load_registry() -> None:
     try:
-        registry.load_all()
+        components.load_all()
     except Exception as exc:  # another module may be broken: load the BLS ones only
-        print(f"# registry.load_all failed ({exc!r}); importing BLS modules only")
+        print(f"# components.load_all failed ({exc!r}); importing BLS modules only")
         for mod in ("online_bls", "ibls", "ribls", "bls_cil"):
             try:
                 importlib.import_module(f"streamlearn.algorithms.{mod}")

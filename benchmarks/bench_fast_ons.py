@@ -26,12 +26,12 @@ import tracemalloc
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from streamlearn.algorithms.fast_ons import FastONS
-from streamlearn.algorithms.ogd_series import OGDSeries
-from streamlearn.algorithms.ons import RegularONS
+from streamlearn.algorithms.series.fast_ons import FastONS
+from streamlearn.algorithms.series.ogd_series import OGDSeries
+from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.base import PreparedData, RunContext
 from streamlearn.datasets.synthetic_series import SpeechLikeSeries
-from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression, tile
+from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression, tile
 
 
 def _learner(name: str, M: int):

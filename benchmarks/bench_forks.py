@@ -26,7 +26,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np
 
-from streamlearn import registry
+from streamlearn import components
 
 ALGOS = ["rbp", "bpa_s", "projectron", "bogd", "fogd", "nogd", "skegd", "pros_n_kons", "forks"]
 TARGET_SKEGD = 1.5
@@ -37,7 +37,7 @@ def stream(n: int) -> tuple[np.ndarray, np.ndarray, str]:
     data = os.environ.get("STREAMLEARN_DATA") or str(
         Path(__file__).resolve().parents[2] / "shared" / "datasets")
     try:
-        X, y = registry.get_stream("codrna")(data_dir=data).to_arrays()
+        X, y = components.get_stream("codrna")(data_dir=data).to_arrays()
         perm = np.random.default_rng(0).permutation(X.shape[0])[:n]
         return X[perm], y[perm], f"codrna (first {n} rows of a fixed permutation)"
     except Exception:  # data absent: a synthetic stream of the same shape
@@ -48,7 +48,7 @@ def stream(n: int) -> tuple[np.ndarray, np.ndarray, str]:
 
 
 def time_one(name: str, B: int, X: np.ndarray, y: np.ndarray, repeats: int) -> float:
-    cls = registry.get_algorithm(name)
+    cls = components.get_algorithm(name)
     params: dict = {"sigma": 2.0 ** 6.5, "seed": 0}
     if name != "pros_n_kons":
         params["budget"] = B
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", default="50,100,200,500")
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args(argv)
-    registry.load_all()
+    components.load_all()
     X, y, what = stream(args.n)
     budgets = [int(b) for b in args.budgets.split(",")]
     print(f"FORKS bench: per-sample time (microseconds), stream: {what}, best of "

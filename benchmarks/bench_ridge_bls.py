@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from streamlearn import registry
-from streamlearn.ridge_bls_report import paper_values
+from streamlearn import components, registry
+from streamlearn.reporting.ridge_bls import paper_values
 
 ALGOS = (("bls_orig", "Orig."), ("bls_rinv", "R-Inv"), ("bls_exg_e", "Exg-E"),
          ("bls_chol2", "Chol-2"), ("bls_chol1", "Chol-1"), ("d_rdg", "D-Rdg"))
@@ -74,7 +74,7 @@ def main() -> None:
     p.add_argument("--lam", type=float, default=2.0 ** -19)
     p.add_argument("--out", type=Path, default=None, help="also write the table here")
     args = p.parse_args()
-    registry.load_all()
+    components.load_all()
     t6 = paper_values()["table6"]
     mb = 2.0 ** 20
     lines = [f"Ridge-BLS update benchmark: l = {args.l}, q = {args.q}, λ = {args.lam:g}, "

@@ -14,11 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from streamlearn.config import parse_config
-from streamlearn.evaluation.preparation import prepare_stream
-from streamlearn.evaluation.prequential import run_prequential
+from streamlearn.components import get_algorithm
+from streamlearn.config.validation import parse_config
 from streamlearn.evaluation.runner import execute_run, plan_runs
-from streamlearn.registry import get_algorithm
+from streamlearn.protocols.preparation import prepare_stream
+from streamlearn.protocols.prequential_loop import run_prequential
 
 
 def bare_loop(learner, X, y) -> None:

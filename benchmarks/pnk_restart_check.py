@@ -25,8 +25,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np
 
-from streamlearn import registry
-from streamlearn.algorithms.forks_baselines import PROSNKONS
+from streamlearn import components
+from streamlearn.algorithms.kernel.forks_baselines import PROSNKONS
 from streamlearn.kernels.forks_budget import gauss_matrix
 
 # (dataset, sigma, rows): Table-1 german and codrna sigmas; the bench's codrna setting
@@ -66,11 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2)
     args = ap.parse_args(argv)
-    registry.load_all()
+    components.load_all()
     print("dataset  sigma   rows  seed  loop_s  restart_s  share  changes  rank<|I|  "
           "chol_failed  pred_diff  max|ds|")
     for ds, sigma, rows in SETTINGS:
-        X0, y0 = registry.get_stream(ds)().to_arrays()
+        X0, y0 = components.get_stream(ds)().to_arrays()
         for seed in range(args.seeds):
             perm = np.random.default_rng(seed).permutation(X0.shape[0])[:rows]
             X, y = X0[perm], y0[perm]

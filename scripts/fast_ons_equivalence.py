@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from streamlearn.algorithms.fast_ons import FastONS
-from streamlearn.algorithms.ons import RegularONS
+from streamlearn.algorithms.series.fast_ons import FastONS
+from streamlearn.algorithms.series.ons import RegularONS
+from streamlearn.components import get_stream
 from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
-from streamlearn.registry import get_stream
 
 
 def main() -> None:

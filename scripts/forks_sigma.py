@@ -32,10 +32,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np
 
-from streamlearn import registry
-from streamlearn.config import load_config
-from streamlearn.evaluation.preparation import prepare_stream
+from streamlearn import components
+from streamlearn.config.validation import load_config
 from streamlearn.evaluation.runner import build_learner
+from streamlearn.protocols.preparation import prepare_stream
 
 GRID = [e / 2 for e in range(-10, 15)]  # log2 sigma
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
-    registry.load_all()
+    components.load_all()
     cfg = load_config(args.config)
     if args.grid == "full":
         grid = GRID

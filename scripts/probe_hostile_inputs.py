@@ -31,7 +31,7 @@ Exit code: 0 when every case is ok or clean, 1 otherwise.
 Which code is probed: the executable's. A venv's console script of an editable install
 may import another checkout's modules whatever PYTHONPATH says; to probe a given
 checkout, pass --streamlearn a two-line wrapper that puts it first on sys.path and calls
-``streamlearn.cli.main``.
+``streamlearn.cli.app.main``.
 """
 
 from __future__ import annotations

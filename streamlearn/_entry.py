@@ -18,10 +18,10 @@ def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    """Entry point: ``streamlearn.cli.main`` behind the interrupt handling above."""
+    """Entry point: ``streamlearn.cli.app.main`` behind the interrupt handling above."""
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
-        from streamlearn.cli import main as cli_main
+        from streamlearn.cli.app import main as cli_main
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
         sys.exit(130)

@@ -34,6 +34,15 @@ class UserError(Exception):
     exit_code: int = 2
 
 
+class ConfigError(UserError):
+    """The config file is invalid."""
+
+    @classmethod
+    def at(cls, path: str, message: str) -> ConfigError:
+        """The error for the config key at ``path`` (e.g. ``algorithms[0].params``)."""
+        return cls(f"Config error at '{path}': {message}")
+
+
 class DataError(UserError):
     """A data file is missing, corrupt or malformed."""
 

@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from streamlearn.cli import main
+from streamlearn.cli.app import main
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """``streamlearn ARGS`` through :func:`streamlearn.cli.main`: its exit code and what it
+    """``streamlearn ARGS`` through :func:`streamlearn.cli.app.main`: its exit code and what it
     printed (stdout + stderr)."""
     old = sys.argv
     sys.argv = ["streamlearn", *args]
@@ -54,7 +54,7 @@ def run_cli_split(args: list[str], monkeypatch: pytest.MonkeyPatch,
 def run_cli_captured(args: list[str]) -> tuple[int, str]:
     """``streamlearn ARGS`` in-process without pytest fixtures (usable inside a
     hypothesis example): its exit code and everything it printed. An exception escaping
-    :func:`~streamlearn.cli.main` is returned as exit code -1 with its traceback, as the
+    :func:`~streamlearn.cli.app.main` is returned as exit code -1 with its traceback, as the
     console script would print it."""
     import contextlib
     import io

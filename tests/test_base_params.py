@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from streamlearn import registry
-from streamlearn.algorithms.broad_learning import BLSClassifier
+from streamlearn import components, registry
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier
 from streamlearn.base import Base, UserError
 
-registry.load_all()
+components.load_all()
 
 
 class _Parent(Base):

@@ -19,12 +19,12 @@ import pytest
 import scipy.linalg
 from numpy.testing import assert_array_equal
 
-from streamlearn.algorithms.bls_cil import BLSCIL
-from streamlearn.algorithms.bls_linalg import explicit_inverse, rank_one_update
-from streamlearn.algorithms.ibls import IBLS
-from streamlearn.algorithms.ribls import RIBLS
+from streamlearn.algorithms.bls.bls_cil import BLSCIL
+from streamlearn.algorithms.bls.ibls import IBLS
+from streamlearn.algorithms.bls.linalg import explicit_inverse, rank_one_update
+from streamlearn.algorithms.bls.ribls import RIBLS
 from streamlearn.base import UserError
-from streamlearn.registry import get_algorithm
+from streamlearn.components import get_algorithm
 
 SEEDS = range(5)
 

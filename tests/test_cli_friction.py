@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import streamlearn
-from streamlearn import registry
+from streamlearn import components, registry
 from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _cli(*args: str) -> str:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
-    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli", *args], env=env,
+    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli.app", *args], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -52,16 +52,16 @@ def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
     ("bls_rinv", "algorithms", "recursive update of the ridge inverse A‡."),
 ])
 def test_descriptions_are_whole_first_sentences_without_markup(name, kind, expected):
-    registry.load_all()
-    assert expected in registry.describe(getattr(registry, kind.upper())[name])
+    components.load_all()
+    assert expected in components.describe(getattr(registry, kind.upper())[name])
 
 
 def test_no_description_shows_rest_markup():
-    registry.load_all()
+    components.load_all()
     for table in (registry.ALGORITHMS, registry.STREAMS, registry.METRICS,
                   registry.PROTOCOLS):
         for name, obj in table.items():
-            text = registry.describe(obj)
+            text = components.describe(obj)
             assert "``" not in text and ":class:`" not in text and "\n" not in text, name
 
 

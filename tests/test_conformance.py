@@ -1,4 +1,5 @@
-"""Every registered learner × every conformance check (streamlearn.checks), plus registry audits."""
+"""Every registered learner × every conformance check (streamlearn.checks), plus registry
+audits."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import pytest
 
 import streamlearn.algorithms
 import streamlearn.datasets
-from streamlearn import registry
+from streamlearn import components, registry
 from streamlearn.base import Learner, Stream
-from streamlearn.checks import yield_checks
+from streamlearn.checks.learners import yield_checks
 
-registry.load_all()
+components.load_all()
 
 #: the checks comparing two floating-point paths (fused chunk vs per-sample loop)
 FLOAT_PATH_CHECKS = frozenset({"many_equals_loop", "scores_consistent"})
@@ -70,12 +71,12 @@ def test_every_concrete_learner_is_registered_or_excluded():
 def test_every_registered_stream_describes_itself():
     for name, cls in registry.STREAMS.items():
         assert issubclass(cls, Stream), name
-        assert registry.describe(cls), f"stream {name!r} has no docstring"
+        assert components.describe(cls), f"stream {name!r} has no docstring"
 
 
 def test_unknown_names_suggest_close_matches():
     from streamlearn.base import UserError
 
     with pytest.raises(UserError, match="hoeffding_tree"):
-        registry.get_algorithm("hoeffding_tre")
+        components.get_algorithm("hoeffding_tre")
     del streamlearn.algorithms, streamlearn.datasets

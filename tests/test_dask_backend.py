@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn.config import load_config
+from streamlearn.config.validation import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.reporting.report import build_report
 from tests.cli_helpers import run_cli
@@ -321,7 +321,7 @@ def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
     out = tmp_path / "o"
-    cmd = [sys.executable, "-m", "streamlearn.cli", "run", str(path), "--out", str(out),
+    cmd = [sys.executable, "-m", "streamlearn.cli.app", "run", str(path), "--out", str(out),
            "--backend", "dask", "--jobs", "2", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     runs = out / "runs"

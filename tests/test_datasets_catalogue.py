@@ -9,11 +9,12 @@ import importlib
 
 import pytest
 
-from streamlearn import registry
-from streamlearn.cli_data import PAPER_NAMES
-from streamlearn.datasets import _spec, _store
+from streamlearn import components, registry
+from streamlearn.cli.data import PAPER_NAMES
+from streamlearn.datasets import _store
 from streamlearn.datasets._store import CATALOGUES, DATASETS
-from streamlearn.datasets.real import REAL_STREAMS
+from streamlearn.datasets.catalogue import spec as _spec
+from streamlearn.datasets.real.base import REAL_STREAMS
 
 
 def test_catalogue_modules_are_in_paper_order_and_build_the_table():
@@ -48,23 +49,13 @@ def test_each_dataset_lives_with_its_first_paper_and_is_referenced_by_the_others
 
 
 def test_streams_live_in_the_module_of_their_datasets_paper():
-    registry.load_all()
+    components.load_all()
     home = {s.name: m.PAPER for m in CATALOGUES for s in m.SPECS}
     for name, cls in REAL_STREAMS.items():
         assert registry.STREAMS[name] is cls
         dataset = getattr(cls, "dataset", None) or "german"  # adversarial: FORKS
-        assert cls.__module__ == f"streamlearn.datasets.real_{home[dataset]}", name
+        assert cls.__module__ == f"streamlearn.datasets.real.{home[dataset]}", name
     assert set(REAL_STREAMS) == set(DATASETS) | {"adversarial"}
-
-
-def test_old_import_path_of_the_stream_classes_still_works():
-    real = importlib.import_module("streamlearn.datasets.real")
-    from streamlearn.datasets.real import AdversarialStream, MNISTStream  # noqa: F401
-    from streamlearn.datasets.real_online_bls import MNISTStream as moved
-
-    assert real.MNISTStream is moved
-    with pytest.raises(AttributeError, match="NoSuchStream"):
-        real.NoSuchStream  # noqa: B018
 
 
 def test_served_from_builds_path_url_and_hash_source():
@@ -88,10 +79,10 @@ def test_docstrings_cite_papers_not_files_outside_the_repository():
     import streamlearn.datasets as pkg
 
     modules = [
-        importlib.import_module(f"{pkg.__name__}.{m.name}")
-        for m in pkgutil.iter_modules(pkg.__path__)
+        importlib.import_module(m.name)
+        for m in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}.")
     ]
-    for module in [*modules, importlib.import_module("streamlearn.cli_data")]:
+    for module in [*modules, importlib.import_module("streamlearn.cli.data")]:
         text = module.__doc__ or ""
         for obj in vars(module).values():
             if getattr(obj, "__module__", None) == module.__name__:

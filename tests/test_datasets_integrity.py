@@ -4,7 +4,7 @@ cannot be written.
 
 Everything runs on tiny files in ``tmp_path``; no real data needed. The CLI is run as a
 subprocess where only the exit code and the printed message matter, and in-process
-(``streamlearn.cli.main``) where a dataset's reference hash must be re-pinned to a tiny
+(``streamlearn.cli.app.main``) where a dataset's reference hash must be re-pinned to a tiny
 file first.
 """
 
@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from streamlearn import cli
 from streamlearn.base import DataError
+from streamlearn.cli import app as cli
 from streamlearn.datasets import _store
 from streamlearn.datasets._store import DATASETS
-from streamlearn.datasets.real import load_dataset
+from streamlearn.datasets.real.base import load_dataset
 from tests import test_datasets_store as store_tests
 
 # Shared with the store tests: private cache dir, no data-dir env, no auto download, empty
@@ -63,7 +63,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     """``streamlearn ARGS`` as a subprocess (the environment set by ``isolated`` applies)."""
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run(
-        [sys.executable, "-m", "streamlearn.cli", *args],
+        [sys.executable, "-m", "streamlearn.cli.app", *args],
         capture_output=True,
         text=True,
         env=env,

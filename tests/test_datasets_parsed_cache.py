@@ -17,9 +17,9 @@ from numpy.testing import assert_array_equal
 from typer.testing import CliRunner
 
 from streamlearn import atomic
-from streamlearn.cli_data import data_app
+from streamlearn.cli.data import data_app
 from streamlearn.datasets import _parsed_cache
-from streamlearn.datasets.real import load_dataset
+from streamlearn.datasets.real.base import load_dataset
 from tests import test_datasets_store as store_tests
 from tests.data_dir_guard import forbid_writes, snapshot
 

@@ -19,8 +19,8 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from streamlearn.datasets import _store
-from streamlearn.datasets.real import REAL_STREAMS, load_dataset, load_split
-from streamlearn.datasets.real_forks import AdversarialStream
+from streamlearn.datasets.real.base import REAL_STREAMS, load_dataset, load_split
+from streamlearn.datasets.real.forks import AdversarialStream
 from tests.data_dir_guard import forbid_writes, link_copy, snapshot
 
 DATA = Path(

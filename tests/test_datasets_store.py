@@ -27,11 +27,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 from typer.testing import CliRunner
 
 from streamlearn.base import DataError, UserError
-from streamlearn.cli_data import data_app
+from streamlearn.cli.data import data_app
 from streamlearn.datasets import _parsed_cache, _store
 from streamlearn.datasets._store import DATASETS, FileSpec
-from streamlearn.datasets.real import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
-from streamlearn.datasets.real_forks import AdversarialStream
+from streamlearn.datasets.real.base import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
+from streamlearn.datasets.real.forks import AdversarialStream
 
 SHARED = Path(
     os.environ.get(

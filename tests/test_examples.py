@@ -14,8 +14,8 @@ import yaml
 from rich.cells import cell_len
 from rich.console import Console
 
-from streamlearn import user_components
-from streamlearn.config import load_config
+from streamlearn import components
+from streamlearn.config.validation import load_config
 from streamlearn.reporting import tables
 from streamlearn.reporting.summary import summarize
 from tests.cli_helpers import cli_exit_code as _cli
@@ -29,7 +29,7 @@ def test_quickstart_puts_online_bls_beside_the_baselines_in_80_columns(tmp_path,
     assert {"online_bls_fast", "online_bls_ada_fast", "hoeffding_tree"} <= set(names)
     assert {s.name for s in cfg.streams} == {"sea", "hyperplane"}
     assert not any(s.needs_data for s in (
-        __import__("streamlearn.registry").registry.get_stream(s.name) for s in cfg.streams))
+        __import__("streamlearn.components").components.get_stream(s.name) for s in cfg.streams))
     # the quickstart itself, on 500 samples and two seeds (so cells are "mean ± SD")
     raw = yaml.safe_load((ROOT / "configs" / "quickstart.yaml").read_text())
     raw["smoke"] = {"max_samples": 500, "repeats": 2}
@@ -64,8 +64,8 @@ def example_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     get_reusable_executor().shutdown(wait=True)
     yield work
     sys.modules.pop("my_learner", None)
-    for key in [k for k in user_components._resolved if "my_learner:" in k[1]]:
-        del user_components._resolved[key]
+    for key in [k for k in components._resolved if "my_learner:" in k[1]]:
+        del components._resolved[key]
 
 
 def test_example_learner_runs_from_its_own_directory(example_dir, capsys):

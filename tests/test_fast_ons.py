@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from streamlearn.algorithms.fast_ons import FastONS
-from streamlearn.algorithms.ogd_series import OGDSeries
-from streamlearn.algorithms.ons import RegularONS
+from streamlearn.algorithms.series.fast_ons import FastONS
+from streamlearn.algorithms.series.ogd_series import OGDSeries
+from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.base import UserError
 from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
 from tests.reference.online_newton_step import ar2_series, ons_ref
@@ -28,7 +28,7 @@ def _rel_gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _real_series(data_dir, name: str) -> np.ndarray:
-    from streamlearn.registry import get_stream
+    from streamlearn.components import get_stream
 
     return get_stream(name)(data_dir=str(data_dir)).to_arrays()[1]
 

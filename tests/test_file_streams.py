@@ -13,14 +13,14 @@ import pytest
 import yaml
 
 from streamlearn.base import DataError, UserError
-from streamlearn.datasets.file_streams import (
+from streamlearn.components import get_stream
+from streamlearn.datasets.files import (
     ARFFStream,
     ChecksumMismatch,
     CSVStream,
     LIBSVMStream,
     NumpyStream,
 )
-from streamlearn.registry import get_stream
 from tests.cli_helpers import cli_exit_code as _run
 
 

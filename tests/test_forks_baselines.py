@@ -1,4 +1,4 @@
-"""The FORKS paper's baselines (streamlearn/algorithms/forks_baselines.py) against literal
+"""The FORKS paper's baselines (streamlearn/algorithms/kernel/forks_baselines.py) against literal
 per-sample transcriptions of the toolbox loops (tests/reference/forks_budget.py), plus
 the invariants of their budget maintenance (inverse updates against direct inverses,
 the budget never exceeded, the NOGD model transfer)."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn.algorithms.forks_baselines import (
+from streamlearn.algorithms.kernel.forks_baselines import (
     BOGD,
     BPAS,
     FOGD,
@@ -18,7 +18,7 @@ from streamlearn.algorithms.forks_baselines import (
     RBP,
     Projectron,
 )
-from streamlearn.algorithms.kernel_budget import pm1_labels
+from streamlearn.algorithms.kernel.kernel_budget import pm1_labels
 from streamlearn.base import UserError
 from streamlearn.kernels.forks_budget import gauss_matrix
 from tests.fused_helpers import assert_fused_equals_loop

@@ -15,7 +15,7 @@ from numba import njit
 from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
-from streamlearn.algorithms.forks_sketch import (
+from streamlearn.algorithms.kernel.forks_sketch import (
     IncrementalSketch,
     _dense_sketch_gram,
     sketch_gram_exact,

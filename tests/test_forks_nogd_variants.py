@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn.algorithms.forks_baselines import NOGD
-from streamlearn.algorithms.forks_sketch import pinv
+from streamlearn.algorithms.kernel.forks_baselines import NOGD
+from streamlearn.algorithms.kernel.forks_sketch import pinv
 from streamlearn.base import UserError
 from streamlearn.kernels.forks_budget import dloss, gauss_matrix
 

@@ -1,5 +1,5 @@
 """Regret of the FORKS learners against the best Gaussian-RKHS function in hindsight
-(streamlearn.regret_kernel; spec Sec. 1.4): the closed-form comparator against a brute-force
+(streamlearn.metrics.kernel_regret; spec Sec. 1.4): the closed-form comparator against a brute-force
 solve over kernel expansions, the recorded scores (fused = per-sample, sign = prediction),
 the metric through the protocol and the runner, and the config refusal for learners that
 expose no scores."""
@@ -14,14 +14,14 @@ import pytest
 import yaml
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn import registry
+from streamlearn import components
 from streamlearn.base import PreparedData, RunContext
-from streamlearn.config import load_config
-from streamlearn.evaluation.prequential import run_prequential
-from streamlearn.evaluation.protocols import PrequentialClassification
+from streamlearn.config.validation import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.kernels.forks_budget import gauss_matrix
-from streamlearn.regret_kernel import best_rkhs_loss_curve, group_ids
+from streamlearn.metrics.kernel_regret import best_rkhs_loss_curve, group_ids
+from streamlearn.protocols.prequential_classification import PrequentialClassification
+from streamlearn.protocols.prequential_loop import run_prequential
 from tests.cli_helpers import run_cli_split
 
 NINE = ["forks", "rbp", "bpa_s", "projectron", "bogd", "fogd", "nogd", "skegd", "pros_n_kons"]
@@ -104,7 +104,7 @@ def _stream(seed: int, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _learner(name: str, **extra):
-    cls = registry.get_algorithm(name)
+    cls = components.get_algorithm(name)
     params = {**next(iter(cls._test_params())), **extra}
     return cls(**params)
 
@@ -237,8 +237,8 @@ def test_runner_records_regret_for_a_forks_learner(tmp_path, monkeypatch, capsys
 
 
 def test_conformance_check_catches_inconsistent_scores() -> None:
-    from streamlearn.algorithms.forks_baselines import RBP
-    from streamlearn.checks import check_scores_consistent, yield_checks
+    from streamlearn.algorithms.kernel.forks_baselines import RBP
+    from streamlearn.checks.learners import check_scores_consistent, yield_checks
 
     params = next(iter(RBP._test_params()))
     assert "scores_consistent" in dict(yield_checks(RBP))

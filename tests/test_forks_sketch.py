@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from streamlearn.algorithms.forks import FORKS, SkeGD
-from streamlearn.algorithms.forks_sketch import (
+from streamlearn.algorithms.kernel.forks import FORKS, SkeGD
+from streamlearn.algorithms.kernel.forks_sketch import (
     IncrementalSketch,
     feature_matrix,
     pinv,
     tisvd,
     top_k_eigh,
 )
-from streamlearn.algorithms.kernel_budget import label_to_pm1, score_to_label
+from streamlearn.algorithms.kernel.kernel_budget import label_to_pm1, score_to_label
 from streamlearn.base import UserError
 from streamlearn.kernels.forks_budget import gauss_matrix
 from tests.fused_helpers import assert_fused_equals_loop
@@ -322,7 +322,7 @@ def test_missing_horizon_is_a_validation_error(tmp_path) -> None:
                    "  - {name: sea, label: SEA, max_samples: 100}\nalgorithms:\n"
                    "  - {name: forks, label: F, params: {sigma: 4}}\n"
                    "metrics: [mistake_rate]\n")
-    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli", "validate", str(cfg)],
+    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli.app", "validate", str(cfg)],
                           capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 2, out

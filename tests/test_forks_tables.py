@@ -1,22 +1,19 @@
-"""scripts/forks_tables.py writes a results table only from complete run records: a
-fresh clone (records are git-ignored) must not overwrite a committed table with blanks."""
+"""streamlearn.reporting.forks_tables writes a results table only from complete run
+records: a fresh clone (records are git-ignored) must not overwrite a committed table
+with blanks."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "forks_tables.py"
-
 
 @pytest.fixture
 def tables(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("forks_tables_under_test", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = importlib.import_module("streamlearn.reporting.forks_tables")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(mod, "ROOT", tmp_path / "results" / "forks")
     (tmp_path / "results" / "forks").mkdir(parents=True)

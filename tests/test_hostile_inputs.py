@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from streamlearn.base import UserError
 from streamlearn.datasets._parsers import parse_arff, parse_libsvm
-from streamlearn.datasets.file_streams import ARFFStream, CSVStream, LIBSVMStream
+from streamlearn.datasets.files import ARFFStream, CSVStream, LIBSVMStream
 from tests.cli_helpers import run_cli_captured
 
 #: exit codes the README documents ("Errors"): 1 a failed run, 2 config, 3 data,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamlearn import user_components
+from streamlearn import components
 from tests.cli_helpers import cli_exit_code as _cli
 
 FAILING = '''
@@ -81,8 +81,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         os.chdir(cwd)
         sys.modules.pop("flaky_mod", None)
-        for key in [k for k in user_components._resolved if "flaky_mod" in k[1]]:
-            del user_components._resolved[key]
+        for key in [k for k in components._resolved if "flaky_mod" in k[1]]:
+            del components._resolved[key]
     return tmp / "out" / "report.html"
 
 

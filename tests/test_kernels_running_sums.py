@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from streamlearn.kernels.running_sums import Loss, loss_sums_at
-from streamlearn.metrics import cumulative_loss_at
+from streamlearn.metrics.regression import cumulative_loss_at
 from tests.reference.running_sums import loss_sums_at as reference
 
 

@@ -1,4 +1,4 @@
-"""streamlearn.linalg: NumPy's eigh/svd first, another LAPACK driver only when NumPy
+"""streamlearn.algorithms.linalg: NumPy's eigh/svd first, another LAPACK driver only when NumPy
 reports non-convergence (NumPy's OpenBLAS syevd failed on a benign 83 x 83 PROS-N-KONS
 dictionary Gram matrix on spambase, killing the run)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from streamlearn import linalg
+from streamlearn.algorithms import linalg
 
 
 def _spd(n: int, seed: int, cond: float) -> np.ndarray:
@@ -64,12 +64,12 @@ def test_pros_n_kons_survives_the_failing_matrix(data_dir):
     the fallback is always what runs there: the run completes, and the fallback's
     eigenpairs of that very matrix are right. (With this machine's default OpenBLAS kernel
     NumPy fails by itself at 92 points, with SkylakeX and Sandybridge it converges.)"""
-    from streamlearn import registry
-    from streamlearn.config import load_config
-    from streamlearn.evaluation.preparation import prepare_stream
+    from streamlearn import components
+    from streamlearn.config.validation import load_config
     from streamlearn.evaluation.runner import build_learner
+    from streamlearn.protocols.preparation import prepare_stream
 
-    registry.load_all()
+    components.load_all()
     cfg = load_config("configs/forks/pnk_sigma_spambase.yaml")
     acfg = next(a for a in cfg.algorithms if a.label == "PROS-N-KONS sigma=64")
     data = prepare_stream(cfg.streams[0], cfg.seeds[0], str(data_dir))

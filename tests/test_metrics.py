@@ -11,18 +11,17 @@ from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score, f1_score, matthews_corrcoef
 
 from streamlearn.base import MetricContext
-from streamlearn.metrics import (
+from streamlearn.metrics.classification import (
     AVRBACC,
     BACC,
-    MAE,
     MCC,
-    MSE,
     OCA,
     OCE,
     MacroF1,
     bacc_every_step,
     cumulative_counts,
 )
+from streamlearn.metrics.regression import MAE, MSE
 
 
 def _random(seed: int, n: int = 300, c: int = 4, p_correct: float = 0.6):

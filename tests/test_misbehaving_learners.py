@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn import registry, user_components
+from streamlearn import components, registry
 from streamlearn.base import Classifier, PreparedData, Regressor, RunContext
-from streamlearn.evaluation.prequential import PredictionError, run_prequential
-from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression
-from streamlearn.evaluation.protocols import PrequentialClassification
+from streamlearn.protocols.prequential_classification import PrequentialClassification
+from streamlearn.protocols.prequential_loop import PredictionError, run_prequential
+from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 from tests.cli_helpers import run_cli
 
 MODULE = '''
@@ -219,8 +219,8 @@ def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         [str(tmp_path), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
     yield tmp_path
     sys.modules.pop("misbehaving", None)
-    for key in [k for k in user_components._resolved if "misbehaving" in k[1]]:
-        del user_components._resolved[key]
+    for key in [k for k in components._resolved if "misbehaving" in k[1]]:
+        del components._resolved[key]
 
 
 def _config(tmp_path: Path, algorithms: list, *, repeats: int = 1, n: int = 300) -> Path:
@@ -260,16 +260,16 @@ CASES += [("RaisesLearner", "SystemExit", where)
 
 def _arm_after_config_load(monkeypatch: pytest.MonkeyPatch) -> None:
     """RaisesLearner's __init__ raises from the moment the config is loaded (the run)."""
-    import streamlearn.config
+    import streamlearn.config.validation
 
-    load = streamlearn.config.load_config
+    load = streamlearn.config.validation.load_config
 
     def load_then_arm(path: str | Path) -> object:
         cfg = load(path)
-        registry.get_algorithm("misbehaving:RaisesLearner").armed = True
+        components.get_algorithm("misbehaving:RaisesLearner").armed = True
         return cfg
 
-    monkeypatch.setattr(streamlearn.config, "load_config", load_then_arm)
+    monkeypatch.setattr(streamlearn.config.validation, "load_config", load_then_arm)
 
 
 @pytest.mark.parametrize("cls,what,where", CASES)
@@ -333,7 +333,7 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     cfg = _config(user_dir, [{"name": "misbehaving:Slow", "label": "Slow"}], repeats=20,
                   n=500)
     out = user_dir / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "streamlearn.cli", "run", str(cfg), "-q",
+    proc = subprocess.Popen([sys.executable, "-m", "streamlearn.cli.app", "run", str(cfg), "-q",
                              "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.time() + 90
@@ -413,7 +413,7 @@ def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, 
                                                                       what):
     """The config's check builds the learner: its own SystemExit or KeyboardInterrupt
     (no Ctrl-C reached the process) is a config error, exit 2, not an interrupt (130)."""
-    registry.get_algorithm("misbehaving:RaisesLearner").armed = True
+    components.get_algorithm("misbehaving:RaisesLearner").armed = True
     cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad",
                               "params": {"what": what}}])
     rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
@@ -518,9 +518,9 @@ def test_a_series_learner_cannot_change_the_series():
 
 
 def test_incremental_nodes_learners_get_read_only_nodes():
-    from streamlearn.evaluation.incremental_nodes import IncrementalNodesProtocol
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
 
-    registry.load_all()
+    components.load_all()
 
     class Overwrites(registry.ALGORITHMS["bls_chol2"]):  # type: ignore[misc, valid-type]
         def update(self, A: np.ndarray, H: np.ndarray) -> None:
@@ -549,7 +549,7 @@ def test_incremental_nodes_learners_get_read_only_nodes():
 
 
 def _learners_for_read_only_check() -> list[str]:
-    registry.load_all()
+    components.load_all()
     return sorted(n for n, c in registry.ALGORITHMS.items()
                   if not n.startswith("moa_") and "grows_on_split" not in c.all_tags())
 
@@ -557,9 +557,9 @@ def _learners_for_read_only_check() -> list[str]:
 @pytest.mark.parametrize("name", _learners_for_read_only_check())
 def test_every_builtin_learner_runs_on_read_only_inputs(name):
     """Fused and per-sample, through the protocol's warm-up and run: the same result."""
-    from streamlearn.checks import check_stream
+    from streamlearn.checks.learners import check_stream
 
-    cls = registry.get_algorithm(name)
+    cls = components.get_algorithm(name)
     params = next(iter(cls._test_params()), {})
     X, y, c = check_stream(cls, n=120)
     if cls.task == "classification":

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn import registry
-from streamlearn.algorithms import moa_baselines
-from streamlearn.algorithms.moa_baselines import MOAClassifier, moa_unavailable_reason
-from streamlearn.checks import run_checks
+from streamlearn import components
+from streamlearn.algorithms.external import moa_baselines
+from streamlearn.algorithms.external.moa_baselines import MOAClassifier, moa_unavailable_reason
+from streamlearn.checks.learners import run_checks
 from tests.cli_helpers import cli_exit_code as _cli
 
 REASON = moa_unavailable_reason()
@@ -41,7 +41,7 @@ def _config(tmp_path: Path, algorithms: list, n: int = 2000) -> Path:
 
 def test_moa_names_are_registered():
     for name in MOA_NAMES:
-        assert issubclass(registry.get_algorithm(name), MOAClassifier)
+        assert issubclass(components.get_algorithm(name), MOAClassifier)
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_the_reason_names_what_is_missing(monkeypatch):
 @needs_moa
 @pytest.mark.parametrize("name", ["moa_hoeffding_tree", "moa_arf"])
 def test_moa_learners_pass_the_conformance_checks(name):
-    results = run_checks(registry.get_algorithm(name))
+    results = run_checks(components.get_algorithm(name))
     failed = [(r.check, r.message) for r in results if not r.ok]
     assert not failed
     assert {r.check for r in results} >= {"pickle_roundtrip", "many_equals_loop", "learns"}
@@ -127,7 +127,7 @@ def test_moa_seed_changes_the_forest_and_pickle_keeps_it():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 10, (600, 3))
     y = (X[:, 0] + X[:, 1] > 8).astype(np.int64)
-    cls = registry.get_algorithm("moa_arf")
+    cls = components.get_algorithm("moa_arf")
 
     def preds(seed: int) -> np.ndarray:
         m = cls(ensemble_size=3, seed=seed)

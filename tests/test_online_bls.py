@@ -1,4 +1,4 @@
-"""Online-BLS learners (``streamlearn/algorithms/online_bls.py``) and the shared broad feature
+"""Online-BLS learners (``streamlearn/algorithms/bls/online_bls.py``) and the shared broad feature
 map (``broad_learning.py``): weights against direct solves on every prefix, Algorithm 2 and
 its O(m²) variant against the recursions they implement, chunked ≡ per-sample paths,
 seeding, the feature map's draw order and the enhancement-scaling options."""
@@ -10,8 +10,8 @@ import pytest
 import scipy.linalg as sl
 from numpy.testing import assert_allclose, assert_array_equal
 
-import streamlearn.algorithms.online_bls as obls
-from streamlearn.algorithms.broad_learning import BLSClassifier, BroadFeatureMap
+import streamlearn.algorithms.bls.online_bls as obls
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier, BroadFeatureMap
 from streamlearn.base import UserError
 from streamlearn.kernels.cholesky_update import chol_update, chol_update_unit
 from streamlearn.registry import ALGORITHMS

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from streamlearn.base import Regressor, StreamInfo
-from streamlearn.config import parse_config
-from streamlearn.evaluation.prequential_regression import PrequentialSeriesRegression, tile
+from streamlearn.config.validation import parse_config
+from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression, tile
 from tests.cli_helpers import run_cli
 
 
@@ -81,7 +81,7 @@ def test_runs_end_to_end_with_regret_and_equal_predictions(tmp_path, capsys):
 
 def test_generic_regressor_reads_lag_windows(tmp_path, capsys):
     """A regressor without its own delay line gets [x_t, .., x_{t-L+1}] as a view."""
-    from streamlearn import registry
+    from streamlearn import components, registry
 
     seen: list[np.ndarray] = []
 
@@ -101,7 +101,7 @@ def test_generic_regressor_reads_lag_windows(tmp_path, capsys):
         def learn_one(self, x: np.ndarray, y: Any) -> None:
             pass
 
-    registry.load_all()
+    components.load_all()
     registry.register_algorithm("spy_regressor")(Spy)
     try:
         cfg = _cfg(protocol={"name": "prequential-regression", "params": {"lags": 3}},
@@ -159,7 +159,7 @@ def test_regret_beyond_the_cap_is_final_on_the_documented_prefix(tmp_path, capsy
     """A series longer than ``regret_max_samples``: the cap becomes a checkpoint, the final
     regret is the one on that prefix (recomputed here from the saved predictions), and the
     record and the table caption say so; metrics without a comparator stay whole-series."""
-    from streamlearn.regret import best_fixed_abs_loss, best_fixed_sq_loss, lag_windows
+    from streamlearn.metrics.regret import best_fixed_abs_loss, best_fixed_sq_loss, lag_windows
 
     cfg = _cfg(protocol={"name": "prequential-regression",
                          "params": {"regret_max_samples": 250}})
@@ -188,8 +188,7 @@ def test_regret_beyond_the_cap_is_final_on_the_documented_prefix(tmp_path, capsy
 def test_regret_comparator_is_solved_once_per_series(monkeypatch):
     """The comparator depends on the series only: a second learner on the same series
     reuses the cached optimum (same values, no new solve)."""
-    from streamlearn import regret
-
+    from streamlearn.metrics import regret
     calls = []
     real = regret.best_fixed_abs_loss
     monkeypatch.setattr(regret, "_BEST_CACHE", regret.OrderedDict())
@@ -219,8 +218,8 @@ def test_regret_comparator_is_solved_once_per_series(monkeypatch):
 def test_engine_writes_into_its_own_array_with_the_same_predictions():
     """``predict_learn_into`` (used by the engine when a learner has it) gives the same
     predictions as ``predict_learn_many`` and as the per-sample loop."""
-    from streamlearn.algorithms.fast_ons import FastONS
-    from streamlearn.evaluation.prequential import run_prequential
+    from streamlearn.algorithms.series.fast_ons import FastONS
+    from streamlearn.protocols.prequential_loop import run_prequential
     from tests.reference.online_newton_step import ar2_series
 
     s = ar2_series(2001, seed=3)
@@ -296,8 +295,8 @@ def test_streamed_metrics_equal_those_from_the_saved_predictions(tmp_path, capsy
 def test_streaming_holds_no_prediction_array():
     """The engine with keep_predictions=False hands each chunk to the callback and keeps
     one chunk's buffer only."""
-    from streamlearn.algorithms.fast_ons import FastONS
-    from streamlearn.evaluation.prequential import run_prequential
+    from streamlearn.algorithms.series.fast_ons import FastONS
+    from streamlearn.protocols.prequential_loop import run_prequential
     from tests.reference.online_newton_step import ar2_series
 
     s = ar2_series(1001, seed=4)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn import registry
+from streamlearn import components, registry
 from streamlearn.base import (
     Interval,
     Learner,
@@ -26,9 +26,9 @@ from streamlearn.base import (
     Stream,
     StreamInfo,
 )
-from streamlearn.checks import yield_checks
-from streamlearn.evaluation.preparation import prepare_stream, shift_target, train_test_split
-from streamlearn.evaluation.protocols import checkpoint_positions, score_curves
+from streamlearn.checks.learners import yield_checks
+from streamlearn.protocols.preparation import prepare_stream, shift_target, train_test_split
+from streamlearn.protocols.prequential_classification import checkpoint_positions, score_curves
 from tests.cli_helpers import run_cli
 
 # ---------------------------------------------------------------- a regression protocol
@@ -189,7 +189,7 @@ class ToySplitProtocol(Protocol):
 @pytest.fixture(scope="module", autouse=True)
 def _registered():
     """Register the toy components the way a user's own module would, then remove them."""
-    registry.load_all()
+    components.load_all()
     added = [
         (registry.STREAMS, "toy_series", registry.register_stream, ToySeries),
         (registry.ALGORITHMS, "last_value", registry.register_algorithm, LastValue),
@@ -300,7 +300,7 @@ def test_shift_target_predicts_the_next_value():
 
 
 def test_binary_only_learner_gets_a_binary_check_stream():
-    from streamlearn.checks import check_stream
+    from streamlearn.checks.learners import check_stream
 
     class Binary(Learner):
         """binary"""

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from streamlearn.base import MetricContext
-from streamlearn.regret import (
+from streamlearn.metrics.regret import (
     AbsoluteRegret,
     SquaredRegret,
     best_fixed_abs_loss,
@@ -108,8 +108,7 @@ def test_regret_of_the_best_fixed_predictor_is_zero_and_others_positive():
 def test_blockwise_cumulative_loss_is_bit_identical_to_cumsum(n, monkeypatch):
     """The metrics' block-by-block running sums equal one np.cumsum exactly (also with
     tiny blocks, so that many block boundaries are crossed)."""
-    from streamlearn import metrics
-
+    from streamlearn.metrics import regression as metrics
     rng = np.random.default_rng(n)
     y, p = rng.normal(size=n), rng.normal(size=n)
     at = np.unique(np.concatenate([[1, n], rng.integers(1, n + 1, size=7)]))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamlearn import user_components
+from streamlearn import components
 from tests.cli_helpers import run_cli
 
 FLAKY = '''
@@ -52,8 +52,8 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     yield tmp_path
     sys.modules.pop("flaky_learners", None)
-    for key in [k for k in user_components._resolved if "flaky_learners" in k[1]]:
-        del user_components._resolved[key]
+    for key in [k for k in components._resolved if "flaky_learners" in k[1]]:
+        del components._resolved[key]
 
 
 def _status(out: Path) -> dict[str, str]:

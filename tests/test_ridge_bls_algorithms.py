@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from streamlearn import registry
-from streamlearn.algorithms._node_incremental import NotPositiveDefinite, ichol
-from streamlearn.checks_nodes import direct_ridge, grow
+from streamlearn import components, registry
+from streamlearn.algorithms.bls._node_incremental import NotPositiveDefinite, ichol
+from streamlearn.checks.node_learners import direct_ridge, grow
 
-registry.load_all()
+components.load_all()
 RIDGE = ("bls_chol1", "bls_chol2", "bls_rinv")
 GENINV = ("bls_orig", "bls_exg_e")
 

@@ -1,15 +1,15 @@
 """Every registered node-incremental learner × every node conformance check
-(streamlearn.checks_nodes), plus the generic structural checks."""
+(streamlearn.checks.node_learners), plus the generic structural checks."""
 
 from __future__ import annotations
 
 import pytest
 
-from streamlearn import registry
-from streamlearn.algorithms._node_incremental import NodeIncrementalLearner
-from streamlearn.checks_nodes import yield_node_checks
+from streamlearn import components, registry
+from streamlearn.algorithms.bls._node_incremental import NodeIncrementalLearner
+from streamlearn.checks.node_learners import yield_node_checks
 
-registry.load_all()
+components.load_all()
 
 NODE_LEARNERS = sorted((n, c) for n, c in registry.ALGORITHMS.items()
                        if isinstance(c, type) and issubclass(c, NodeIncrementalLearner))
@@ -41,7 +41,7 @@ def test_node_learners_refuse_the_prequential_interface():
 
 
 def test_prequential_protocol_refuses_node_learners():
-    from streamlearn.evaluation.protocols import PrequentialClassification
+    from streamlearn.protocols.prequential_classification import PrequentialClassification
 
     why = PrequentialClassification().incompatibility(registry.ALGORITHMS["d_rdg"])
     assert why is not None and "grows_on_split" in why

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn import registry
-from streamlearn.ridge_bls_nodes import (
+from streamlearn import components, registry
+from streamlearn.protocols.node_generator import (
     BLSNodeGenerator,
     NodeSchedule,
     TestNodes,
@@ -21,7 +21,7 @@ from streamlearn.ridge_bls_nodes import (
 )
 from tests.cli_helpers import run_cli
 
-registry.load_all()
+components.load_all()
 
 SMALL = {"windows": 2, "window_nodes": 5, "enhancement": 40, "updates": 3,
          "update_windows": 1, "update_enhancement": 10, "update_additional": 15,
@@ -125,8 +125,8 @@ def test_bad_protocol_parameter_is_a_config_error(tmp_path, capsys):
 
 
 def test_mnist_official_split(data_dir):
-    from streamlearn.config import StreamConfig
-    from streamlearn.evaluation.incremental_nodes import prepare_split
+    from streamlearn.config.validation import StreamConfig
+    from streamlearn.protocols.incremental_nodes import prepare_split
 
     full = prepare_split(StreamConfig(name="mnist", label="MNIST"), 0, str(data_dir),
                          "official", 1)
@@ -213,7 +213,7 @@ def test_failed_factorisation_is_na_in_the_records_and_the_metrics():
     fails at update 2; that update and all later ones are NA (NaN), counted as failed, and
     the maximum over updates ignores them; Chol-2 on the same nodes never fails."""
     from streamlearn.base import PreparedData, RunContext
-    from streamlearn.evaluation.incremental_nodes import IncrementalNodesProtocol
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
 
     rng = np.random.default_rng(0)
     X = rng.random((300, 20))
@@ -236,7 +236,7 @@ def test_failed_factorisation_is_na_in_the_records_and_the_metrics():
 
 
 def test_report_tables_show_na_with_failure_counts(tmp_path, capsys):
-    from streamlearn.ridge_bls_report import tables
+    from streamlearn.reporting.ridge_bls import tables
 
     cfg = _cfg(**{**NA_PROTOCOL, "n_test": 150})
     cfg["streams"][0]["params"]["n_samples"] = 300

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.algorithms.river_baselines import (
+from streamlearn.algorithms.external.river_baselines import (
     ARF,
     HoeffdingTree,
     LeveragingBagging,
@@ -18,8 +18,8 @@ from streamlearn.algorithms.river_baselines import (
     RiverClassifier,
 )
 from streamlearn.base import UserError
+from streamlearn.components import get_algorithm
 from streamlearn.datasets.synthetic import SEAStream
-from streamlearn.registry import get_algorithm
 
 # fast settings: small ensembles, fixed seeds
 CASES: dict[str, tuple[type[RiverClassifier], dict[str, Any]]] = {

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn.algorithms.rls import RLS
+from streamlearn.algorithms.linear.rls import RLS
 from streamlearn.base import UserError
+from streamlearn.components import get_algorithm
 from streamlearn.datasets.synthetic import SEAStream
-from streamlearn.registry import get_algorithm
 from tests.reference.rls import ridge_direct
 
 EPS = np.finfo(np.float64).eps

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from streamlearn.base import Classifier
-from streamlearn.config import parse_config
+from streamlearn.config.validation import parse_config
 from streamlearn.evaluation import records
-from streamlearn.evaluation.preparation import derive_seeds, normalise, prepare_stream
-from streamlearn.evaluation.prequential import run_prequential
 from streamlearn.evaluation.runner import plan_runs, run_experiment
+from streamlearn.protocols.preparation import derive_seeds, normalise, prepare_stream
+from streamlearn.protocols.prequential_loop import run_prequential
 from streamlearn.reporting.report import build_report
 
 CFG = {
@@ -209,7 +209,7 @@ def test_kill_9_then_resume_gives_same_table(tmp_path):
     cfg["outputs"] = {"dir": str(tmp_path / "killed")}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    cmd = [sys.executable, "-m", "streamlearn.cli", "run", str(path), "--quiet"]
+    cmd = [sys.executable, "-m", "streamlearn.cli.app", "run", str(path), "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runs = tmp_path / "killed" / "runs"
     deadline = time.time() + 120
@@ -274,7 +274,7 @@ def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
 
 
 def test_learner_counters_are_recorded():
-    from streamlearn.algorithms.ibls import IBLS
+    from streamlearn.algorithms.bls.ibls import IBLS
     from streamlearn.evaluation.runner import learner_counters
 
     learner = IBLS(n3=20, seed=0)

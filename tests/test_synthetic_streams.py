@@ -10,8 +10,8 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from streamlearn.base import UserError
+from streamlearn.components import get_stream
 from streamlearn.datasets.synthetic import SEA_THRESHOLDS, HyperplaneStream, SEAStream
-from streamlearn.registry import get_stream
 
 SMALL_SEA = {"n_samples": 8000, "drift_points": (2000, 4000, 6000)}
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn import registry, user_components
+from streamlearn import components
 from streamlearn.base import UserError
 from tests.cli_helpers import cli_exit_code as _cli
 
@@ -143,8 +143,8 @@ def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     yield tmp_path
     sys.modules.pop("my_learners", None)
-    for key in [k for k in user_components._resolved if "my_learners" in k[1]]:
-        del user_components._resolved[key]
+    for key in [k for k in components._resolved if "my_learners" in k[1]]:
+        del components._resolved[key]
 
 
 def _config(tmp_path: Path, algorithms: list, max_samples: int = 600) -> Path:
@@ -220,8 +220,8 @@ def test_bad_user_learners_are_config_errors(user_dir, capsys, entry, message):
 
 
 def test_river_estimators_by_path_binary_and_multiclass(tmp_path):
-    cls = registry.get_algorithm("river.linear_model:LogisticRegression")
-    assert cls is registry.get_algorithm("river.linear_model:LogisticRegression")
+    cls = components.get_algorithm("river.linear_model:LogisticRegression")
+    assert cls is components.get_algorithm("river.linear_model:LogisticRegression")
     assert "l2" in cls._param_names()
     rng = np.random.default_rng(0)
     centers = rng.normal(scale=4.0, size=(3, 4))
@@ -236,7 +236,7 @@ def test_river_estimators_by_path_binary_and_multiclass(tmp_path):
     assert type(learner.model_).__name__ == "OneVsRestClassifier"
     assert np.mean(np.asarray(preds[450:]) == y[450:]) > 0.8
     assert set(preds) <= {0, 1, 2}
-    nb = registry.get_algorithm("river.naive_bayes:GaussianNB")()
+    nb = components.get_algorithm("river.naive_bayes:GaussianNB")()
     nb.reset(4, 3)
     assert type(nb.model_).__name__ == "GaussianNB"  # multi-class: used as it is
 
@@ -354,29 +354,29 @@ def test_entry_points_register_learners_and_streams(tmp_path, monkeypatch):
         "streamlearn.streams": {"plugin_tiny": "fakeplugin:Tiny"},
     })
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(user_components, "BROKEN_PLUGINS", {})
-    algorithms = {"rls": registry.get_algorithm("rls")}
+    monkeypatch.setattr(components, "BROKEN_PLUGINS", {})
+    algorithms = {"rls": components.get_algorithm("rls")}
     streams: dict[str, type] = {}
-    user_components.load_entry_points(algorithms, streams)
+    components.load_entry_points(algorithms, streams)
     try:
         assert algorithms["plugin_centroid"].__name__ == "Centroid"
-        assert algorithms["rls"] is registry.get_algorithm("rls")  # built-ins keep their name
-        assert "already taken" in user_components.BROKEN_PLUGINS["rls"]
-        assert "has no attribute 'Missing'" in user_components.BROKEN_PLUGINS["plugin_broken"]
+        assert algorithms["rls"] is components.get_algorithm("rls")  # built-ins keep their name
+        assert "already taken" in components.BROKEN_PLUGINS["rls"]
+        assert "has no attribute 'Missing'" in components.BROKEN_PLUGINS["plugin_broken"]
         X, _ = streams["plugin_tiny"](n_samples=50).to_arrays()
         assert X.shape == (50, 2)
         # a broken plugin is named on lookup
         with pytest.raises(UserError, match="plugin algorithm 'plugin_broken' could not be"):
-            registry._lookup({}, "algorithm", "plugin_broken")
+            components._lookup({}, "algorithm", "plugin_broken")
     finally:
         sys.modules.pop("fakeplugin", None)
-        for key in [k for k in user_components._resolved if "fakeplugin" in k[1]]:
-            del user_components._resolved[key]
+        for key in [k for k in components._resolved if "fakeplugin" in k[1]]:
+            del components._resolved[key]
 
 
 def test_stream_by_dotted_path_must_be_a_stream(user_dir):
     with pytest.raises(UserError, match=r"not a streamlearn\.base\.Stream subclass"):
-        registry.get_stream("my_learners:Centroid")
+        components.get_stream("my_learners:Centroid")
 
 
 def test_check_command_takes_parameters(user_dir, capsys):

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from streamlearn import registry
+from streamlearn import components
 
 KERNEL_LEARNERS = {
     "rbp": {}, "bpa_s": {}, "projectron": {}, "bogd": {"horizon": 300}, "fogd": {},
@@ -28,8 +28,8 @@ def _stream(seed: int, n: int = 300, d: int = 5) -> tuple[np.ndarray, np.ndarray
 
 @pytest.mark.parametrize("name", sorted(KERNEL_LEARNERS))
 def test_warm_up_leaves_the_learner_untouched(name):
-    registry.load_all()
-    cls = registry.get_algorithm(name)
+    components.load_all()
+    cls = components.get_algorithm(name)
     X, y = _stream(0)
     params = {"sigma": 2.0, "budget": 20, "seed": 3, **KERNEL_LEARNERS[name]}
     cold, warm = cls(**params), cls(**params)
@@ -47,8 +47,8 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
     numba's cache), although the budgets (50) exceed the 40 rows given."""
     code = textwrap.dedent("""
         import numpy as np
-        from streamlearn.algorithms.forks import FORKS
-        from streamlearn.algorithms.forks_baselines import NOGD
+        from streamlearn.algorithms.kernel.forks import FORKS
+        from streamlearn.algorithms.kernel.forks_baselines import NOGD
         from streamlearn.kernels import forks_budget as kb
         kernels = [kb.sketch_stage2_loop, kb.kernel_ogd_fill, kb.gauss_gram, kb.gauss_matrix]
         before = [len(k.signatures) for k in kernels]
@@ -66,7 +66,7 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
 def test_a_user_learner_warm_up_runs_on_a_fresh_instance():
     """A plain user class with ``warm_up`` gets it called on its own fresh instance, not on
     the one the run uses (the wrapper's model stays untouched)."""
-    from streamlearn.user_components import _user_wrapper
+    from streamlearn.components import _user_wrapper
 
     calls: list[tuple[int, int]] = []
 

@@ -1,11 +1,9 @@
-"""Registered algorithms: every public module in this package is imported so that its
-``@register_*`` decorators run (discovery, as in scikit-learn's ``all_estimators``)."""
+"""Registered algorithms: every public module in this package and its subpackages is imported
+so that its ``@register_*`` decorators run (discovery, as in scikit-learn's
+``all_estimators``): a new module is found, not listed."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from streamlearn._discovery import import_public_modules
 
-for _mod in pkgutil.iter_modules(__path__):
-    if not _mod.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_mod.name}")
+import_public_modules(__path__, __name__)

@@ -10,8 +10,8 @@ the project's shared copy (``mnist/…``, ``libsvm/…``, ``adult/…``); see :d
 Dataset table
 -------------
 :data:`DATASETS` joins the per-paper catalogue modules (:data:`CATALOGUES`, in paper
-order); the entry types are :class:`~streamlearn.datasets._spec.FileSpec` and
-:class:`~streamlearn.datasets._spec.DatasetSpec`, re-exported here.
+order); the entry types are :class:`~streamlearn.datasets.catalogue.spec.FileSpec` and
+:class:`~streamlearn.datasets.catalogue.spec.DatasetSpec`, re-exported here.
 
 Verification
 ------------
@@ -59,13 +59,8 @@ from typing import Any
 
 from streamlearn import atomic
 from streamlearn.base import DataError, UserError
-from streamlearn.datasets import (
-    catalogue_fast_ons,
-    catalogue_forks,
-    catalogue_online_bls,
-    catalogue_ridge_bls,
-)
-from streamlearn.datasets._spec import DatasetSpec, FileSpec
+from streamlearn.datasets.catalogue import paper_catalogues
+from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 
 __all__ = [
     "CATALOGUES",
@@ -132,10 +127,11 @@ def data_dir_origin(data_dir: str | os.PathLike[str] | None) -> str:
 # The dataset table
 # --------------------------------------------------------------------------------------
 
-#: The per-paper catalogue modules, in the order of ``streamlearn data list``. Each has
+#: The per-paper catalogue modules (found in :mod:`streamlearn.datasets.catalogue`), in the
+#: order of ``streamlearn data list``. Each has
 #: ``PAPER`` (its key in ``DatasetSpec.papers``), ``PAPER_LABEL``, ``SPECS`` (the datasets
 #: the paper introduced) and ``ALSO_USES`` (names of datasets declared with another paper).
-CATALOGUES = (catalogue_online_bls, catalogue_forks, catalogue_ridge_bls, catalogue_fast_ons)
+CATALOGUES = paper_catalogues()
 
 
 def _index(specs: Iterable[DatasetSpec]) -> dict[str, DatasetSpec]:

@@ -27,15 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn import registry
+from streamlearn import components
 from streamlearn.base import DataError, Learner, PreparedData, Protocol, RunContext, UserError
-from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
+from streamlearn.config.validation import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.failures import SigintWatch, describe_failure
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
-from streamlearn.evaluation.preparation import build_stream, derive_seeds
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.file_names import slug
+from streamlearn.protocols.preparation import build_stream, derive_seeds
 
 __all__ = ["RunSpec", "derive_seeds", "execute_run", "plan_runs", "run_experiment", "slug"]
 
@@ -91,7 +91,7 @@ class RunSpec:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def make_protocol(self) -> Protocol:
-        return registry.get_protocol(self.protocol)(**dict(self.protocol_params))
+        return components.get_protocol(self.protocol)(**dict(self.protocol_params))
 
 
 def plan_runs(cfg: ExperimentConfig,
@@ -125,7 +125,7 @@ def plan_runs(cfg: ExperimentConfig,
 def build_learner(acfg: AlgorithmConfig, seed: int) -> Learner:
     """The learner of a run: the algorithm's class with its parameters (and, when it takes
     a ``seed`` and the config gives none, the run's derived learner seed)."""
-    return _construct(registry.get_algorithm(acfg.name), acfg, seed)
+    return _construct(components.get_algorithm(acfg.name), acfg, seed)
 
 
 def _construct(cls: type[Learner], acfg: AlgorithmConfig, seed: int) -> Learner:
@@ -157,7 +157,7 @@ def _single_thread_blas() -> Iterator[None]:
     import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so the limit covers it)
     from threadpoolctl import threadpool_limits
 
-    registry.load_all()
+    components.load_all()
 
     with threadpool_limits(limits=1):
         yield
@@ -238,7 +238,7 @@ def compute_run(
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
     record["stream_info"] = prepared.info
-    cls = registry.get_algorithm(spec.algorithm.name)
+    cls = components.get_algorithm(spec.algorithm.name)
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
     with SigintWatch() as sigint:
         try:
@@ -279,7 +279,7 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     fields: dict[str, Any] = dict(
         status="ok",
         metrics=result.metrics,
-        metric_info={m: registry.get_metric(m).display_info() for m in result.metrics},
+        metric_info={m: components.get_metric(m).display_info() for m in result.metrics},
         curves=result.curves,
         curve_axis=result.curve_axis,
         # CPU time of the process during the timed run (what a cluster bills; on a loaded

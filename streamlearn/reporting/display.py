@@ -41,7 +41,7 @@ def info_problem(info: Any) -> str | None:
 
 
 def _registry_metric(name: str) -> type[Metric] | None:
-    from streamlearn.registry import get_metric
+    from streamlearn.components import get_metric
 
     try:
         return get_metric(name)

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from streamlearn.base import Metric, UserError
+from streamlearn.components import load_all
 from streamlearn.evaluation import records
-from streamlearn.registry import load_all
 from streamlearn.reporting.display import (
     DEFAULT_CURVE_AXIS,
     TIMINGS,

@@ -1,0 +1,2 @@
+"""Broad learning systems: Online-BLS and its baselines (Online-BLS paper), and the
+learners on added nodes of the Ridge-BLS paper."""

@@ -1,0 +1,58 @@
+"""Chol-1: the proposed efficient ridge solution by the block inverse Cholesky
+factorisation (Ridge-BLS paper, Algorithms 6-7, eqs. 34-50)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from streamlearn.algorithms.bls._node_incremental import (
+    _InverseCholeskyLearner,
+    ichol,
+    tri_mul,
+    tri_t_mul,
+)
+from streamlearn.registry import register_algorithm
+
+__all__ = ["Chol1BLS"]
+
+
+@register_algorithm("bls_chol1")
+class Chol1BLS(_InverseCholeskyLearner):
+    """Chol-1 [Ridge-BLS, Alg. 6-7]: ridge solution by the block inverse Cholesky factor.
+
+    With ``P = A_kᵀ H`` and ``E = F_kᵀ P``: ``G = ichol(Hᵀ H + λ I - Eᵀ E)`` (42a),
+    ``T = -F_k E G`` (42b), ``F ← [[F_k, T], [0, G]]`` (41),
+    ``W ← [W_k + T b; G b]`` with ``b = Tᵀ Aᵀ Y + Gᵀ Hᵀ Y`` (50).
+    The Schur complement of (42a) is a difference of two nearly equal matrices: for tiny
+    ``λ`` it loses positive definiteness and the update is NA (``failed_at_``), as in the
+    paper's Table II.
+
+    Parameters
+    ----------
+    lam
+        Ridge parameter ``λ > 0``.
+
+    References
+    ----------
+    H. Zhu, arXiv 1911.04872, Sec. III-B/C.
+    """
+
+    paper_name: ClassVar[str] = "Chol-1"
+
+    def _update(self, A: np.ndarray, H: np.ndarray) -> None:
+        """Algorithm 7: eqs. (42a), (42b), (41), (50)."""
+        assert self._Y is not None
+        k, q = self.k_, H.shape[1]
+        AtY = self._AtY[:k]
+        E = tri_t_mul(self.F, A.T @ H)                      # E = F_kᵀ P, P = A_kᵀ H
+        M = H.T @ H
+        M -= E.T @ E
+        M[np.diag_indices(q)] += self.lam
+        G = ichol(M)                                        # (42a) — NA if not PD
+        T = -(tri_mul(self.F, E) @ G)                       # (42b)
+        HtY = H.T @ self._Y
+        b = T.T @ AtY + G.T @ HtY                           # (50)
+        self._append(T, G, b)
+        self._AtY[k:k + q] = HtY

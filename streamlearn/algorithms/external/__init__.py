@@ -1,0 +1,1 @@
+"""Other libraries' learners behind the streamlearn interface: River and MOA (CapyMOA)."""

@@ -1,0 +1,1 @@
+"""Budgeted online kernel learners: FORKS, SkeGD and the FORKS paper's baselines."""

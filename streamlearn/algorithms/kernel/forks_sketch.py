@@ -1,0 +1,255 @@
+"""Incremental randomized sketching and TISVD, the kernel-approximation layer of FORKS and
+SkeGD.
+
+Paper: Wen et al., *Fast Second-Order Online Kernel Learning Through Incremental Matrix
+Sketching and Decomposition* (FORKS), Sec. 2.2, 3.2, 3.3 and App. B.1.
+
+* :class:`IncrementalSketch` keeps the sketch-point store (each point with its CountSketch
+  hash ``h`` and sign ``g``, SJLT with ``D = 1``), the fixed landmarks (column sampling
+  ``S_m``), ``Phi_pm = S_p^T K S_m`` and ``Phi_pp = S_p^T K S_p`` (Eq. 3), initialised from
+  the stage-1 buffer (Alg. 1 l.8-9) and updated by one point per update round (Eq. 11).
+* :func:`tisvd` is Algorithm 2 (Eq. 6-9): the truncated incremental SVD of
+  ``M + Delta_1 Delta_2^T`` from the rank-k SVD of ``M``.
+* :func:`feature_matrix` is ``Z = Phi_pm^+ V Sigma^{1/2}`` of Eq. (5), so that
+  ``phi(x) = Z^T m(x)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from streamlearn.algorithms.linalg import svd, sym_eigh
+from streamlearn.kernels.forks_budget import (
+    gauss_gram,
+    gauss_matrix,
+    gauss_row,
+    scatter_add_rows,
+    sketch_gram,
+)
+
+__all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
+           "top_k_eigh"]
+
+SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
+_blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
+_self_check: list[bool] = []  # the one-off check of sketch_gram against BLAS, per process
+
+
+def _dense_sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndarray:
+    Sp = np.zeros((K.shape[0], sp))
+    Sp[np.arange(K.shape[0]), h] = g
+    return Sp.T @ K @ Sp
+
+
+def sketch_gram_exact(sp: int) -> bool:
+    """Whether :func:`~streamlearn.kernels.forks_budget.sketch_gram` gives ``S_p^T K S_p``
+    bit for bit as the dense BLAS product here: ``s_p`` even, NumPy's OpenBLAS with the
+    Haswell kernels running one thread (``streamlearn run`` and the benchmarks pin one
+    BLAS thread), and a one-off check against BLAS in this process on shapes with several
+    blocks. Otherwise the dense product is used (the results must not depend on it)."""
+    if sp % 2:
+        return False
+    if not _blas:
+        ctrl = None
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            numpy_libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+            for lib in ThreadpoolController().lib_controllers:
+                # NumPy's own copy (SciPy ships another one)
+                if (lib.internal_api == "openblas"
+                        and Path(lib.filepath).parent == numpy_libs
+                        and str(lib.architecture).lower() == "haswell"):
+                    ctrl = lib
+        except Exception:  # pragma: no cover - threadpoolctl missing or failing
+            ctrl = None
+        _blas.append(ctrl)
+    ctrl = _blas[0]
+    if ctrl is None or ctrl.get_num_threads() != 1:
+        return False
+    if not _self_check:
+        # small s_p (a few ms: the first run's timing barely notices it), inner dimensions
+        # of one to five blocks incl. the halved ones, both even residues of s_p mod 4
+        rng = np.random.default_rng(12345)
+        big = rng.random((1050, 1050))
+        ok = True
+        for n, m in ((200, 6), (600, 10), (1050, 4)):
+            K = np.ascontiguousarray(big[:n, :n])
+            h = rng.integers(0, m, size=n)
+            g = rng.choice(np.array([-1.0, 1.0]), size=n)
+            ok = ok and np.array_equal(sketch_gram(K, h, g, m), _dense_sketch_gram(K, h, g, m))
+        _self_check.append(bool(ok))
+    return _self_check[0]
+
+
+def pinv(A: np.ndarray) -> np.ndarray:
+    """SVD pseudo-inverse zeroing singular values below ``max(M, N) eps sigma_max``
+    (the ``scipy.linalg.pinv`` default; spec Sec. 2.5)."""
+    U, s, Vt = svd(A, full_matrices=False)
+    if s.size == 0:
+        return np.zeros((A.shape[1], A.shape[0]))
+    cutoff = max(A.shape) * np.finfo(np.float64).eps * s[0]
+    inv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0)
+    return (Vt.T * inv) @ U.T
+
+
+def top_k_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` eigenpairs of a symmetric matrix, eigenvalues in descending order
+    (Alg. 1 l.9 / spec Sec. 2.3 step 5)."""
+    vals, vecs = sym_eigh(0.5 * (M + M.T))
+    order = np.argsort(vals)[::-1][:k]
+    return vals[order], np.ascontiguousarray(vecs[:, order])
+
+
+def tisvd(U: np.ndarray, S: np.ndarray, V: np.ndarray, D1: np.ndarray, D2: np.ndarray,
+          k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Truncated incremental SVD (FORKS Algorithm 2, Eq. 6-9).
+
+    Given ``M ~ U diag(S) V^T`` (``U, V``: ``n x r`` orthonormal columns) and the update
+    ``Delta_1 Delta_2^T`` (``n x c`` each), return the rank-``k`` SVD of
+    ``U diag(S) V^T + Delta_1 Delta_2^T``:
+
+    1. ``U_A = D1 - U (U^T D1)``, ``V_B = D2 - V (V^T D2)`` (never forming ``I - U U^T``);
+    2. ``P, R_1 = qr(U_A)``, ``Q, R_2 = qr(V_B)`` (reduced);
+    3. ``H = [[S, 0], [0, 0]] + [U^T D1; R_1] [V^T D2; R_2]^T`` (Eq. 8);
+    4. ``H = U~ S~ V~^T``; keep the top ``k``; ``U <- [U P] U~_k``, ``V <- [V Q] V~_k``
+       (Eq. 9).
+    """
+    UtD1 = U.T @ D1
+    VtD2 = V.T @ D2
+    UA = D1 - U @ UtD1
+    VB = D2 - V @ VtD2
+    # a second Gram-Schmidt pass ("twice is enough"): when D1 lies (nearly) in span(U),
+    # U_A is round-off and one pass leaves P far from orthogonal to U
+    c1, c2 = U.T @ UA, V.T @ VB
+    UA -= U @ c1
+    VB -= V @ c2
+    UtD1 += c1
+    VtD2 += c2
+    P, R1 = np.linalg.qr(UA)
+    Q, R2 = np.linalg.qr(VB)
+    r = S.shape[0]
+    c = D1.shape[1]
+    H = np.zeros((r + c, r + c))
+    H[np.arange(r), np.arange(r)] = S
+    H += np.vstack([UtD1, R1]) @ np.vstack([VtD2, R2]).T
+    Ut, St, Vtt = svd(H)
+    kk = min(k, St.shape[0])
+    U_new = np.hstack([U, P]) @ Ut[:, :kk]
+    V_new = np.hstack([V, Q]) @ Vtt[:kk].T
+    return np.ascontiguousarray(U_new), St[:kk].copy(), np.ascontiguousarray(V_new)
+
+
+def feature_matrix(Phi_pm: np.ndarray, V: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """``Z = Phi_pm^+ V Sigma^{1/2}`` (FORKS Eq. 5; ``Sigma`` clamped at 0 first)."""
+    return np.ascontiguousarray(pinv(Phi_pm) @ (V * np.sqrt(np.maximum(S, 0.0))))
+
+
+class IncrementalSketch:
+    """Sketch-point store, landmarks and the sketched matrices of FORKS (Sec. 2.2-2.4).
+
+    Parameters
+    ----------
+    sp, sm
+        SJLT sketch size and number of landmarks (``s_m = gamma s_p``).
+    gamma
+        Gaussian-kernel coefficient ``1 / (2 sigma^2)``.
+    rng
+        Generator for the hashes/signs and the landmark draw.
+    keep_phi_pp
+        Keep ``Phi_pp`` explicitly (needed by the exact-SVD variant and for checks).
+    """
+
+    def __init__(self, sp: int, sm: int, gamma: float, rng: np.random.Generator,
+                 keep_phi_pp: bool = True) -> None:
+        self.sp = int(sp)
+        self.sm = int(sm)
+        self.gamma = float(gamma)
+        self.rng = rng
+        self.keep_phi_pp = keep_phi_pp
+        self.n = 0
+
+    # ---- Alg. 1 l.8-9, spec Sec. 2.3 ----------------------------------------------------
+    def init(self, P: np.ndarray) -> None:
+        """Initialise from the stage-1 buffer ``P`` (``B~ x d``)."""
+        P = np.ascontiguousarray(P, dtype=np.float64)
+        nb, d = P.shape
+        cap = max(2 * nb, 16)
+        self.points = np.zeros((cap, d))
+        self.points[:nb] = P
+        self.h = np.zeros(cap, dtype=np.int64)
+        self.g = np.zeros(cap)
+        self.h[:nb] = self.rng.integers(0, self.sp, size=nb)
+        self.g[:nb] = self.rng.choice(np.array([-1.0, 1.0]), size=nb)
+        self.J = np.sort(self.rng.choice(nb, size=min(self.sm, nb), replace=False))
+        self.landmarks = np.ascontiguousarray(P[self.J])
+        self.n = nb
+        K0 = gauss_gram(P, self.gamma)  # = gauss_matrix(P, P, gamma) bit for bit
+        self.Phi_pm = np.zeros((self.sp, self.J.shape[0]))
+        # = np.add.at(Phi_pm, h, g[:, None] * K0[:, J])
+        scatter_add_rows(self.Phi_pm, self.h[:nb], self.g[:nb], K0, self.J)
+        self.Phi_pp = self._phi_pp_from(K0)
+
+    def _phi_pp_from(self, K: np.ndarray) -> np.ndarray:
+        """``S_p^T K S_p``: the dense BLAS product, or the same bits by scatter-adds where
+        :func:`sketch_gram_exact` has established that they agree."""
+        n = K.shape[0]
+        # below ~1e8 multiply-adds the dense product takes a few ms at most
+        if self.sp * n * n >= SCATTER_MIN_WORK and sketch_gram_exact(self.sp):
+            return sketch_gram(K, self.h[:n], self.g[:n], self.sp)
+        Sp = self.sketch_matrix(n)
+        return Sp.T @ K @ Sp
+
+    def sketch_matrix(self, n: int | None = None) -> np.ndarray:
+        """The explicit ``S_p`` (``n x s_p``) of the first ``n`` stored points."""
+        n = self.n if n is None else n
+        Sp = np.zeros((n, self.sp))
+        Sp[np.arange(n), self.h[:n]] = self.g[:n]
+        return Sp
+
+    # ---- Eq. (4), (11), (12), spec Sec. 2.4 ---------------------------------------------
+    def insert(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Insert ``x``; update ``Phi_pm`` and ``Phi_pp`` by Eq. (11). Returns ``(s, a, m)``:
+        the new point's sketch row, ``a = S_p^T psi`` and its landmark kernel values, from
+        which ``Delta_1 = [s, a, s]``, ``Delta_2 = [a, s, kappa_xx s]`` (Eq. 12)."""
+        n = self.n
+        psi = np.empty(n)
+        gauss_row(self.points, n, x, self.gamma, psi)
+        a = np.bincount(self.h[:n], weights=self.g[:n] * psi, minlength=self.sp)
+        hn = int(self.rng.integers(0, self.sp))
+        gn = float(self.rng.choice(np.array([-1.0, 1.0])))
+        s = np.zeros(self.sp)
+        s[hn] = gn
+        m = psi[self.J]
+        # s_m^{(n+1)} = 0: the new point never becomes a landmark (spec Sec. 2.4 step 5)
+        self.Phi_pm[hn] += gn * m
+        if self.keep_phi_pp:
+            self.Phi_pp += np.outer(s, a) + np.outer(a, s) + np.outer(s, s)
+        if n == self.points.shape[0]:
+            self._grow()
+        self.points[n] = x
+        self.h[n] = hn
+        self.g[n] = gn
+        self.n = n + 1
+        return s, a, m
+
+    def _grow(self) -> None:
+        cap = 2 * self.points.shape[0]
+        pts = np.zeros((cap, self.points.shape[1]))
+        pts[: self.n] = self.points[: self.n]
+        h = np.zeros(cap, dtype=np.int64)
+        h[: self.n] = self.h[: self.n]
+        g = np.zeros(cap)
+        g[: self.n] = self.g[: self.n]
+        self.points, self.h, self.g = pts, h, g
+
+    def recompute(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S_p^T K S_m, S_p^T K S_p)`` recomputed from the stored points (for checks)."""
+        P = self.points[: self.n]
+        K = gauss_matrix(P, P, self.gamma)
+        Sp = self.sketch_matrix()
+        Sm = np.zeros((self.n, self.J.shape[0]))
+        Sm[self.J, np.arange(self.J.shape[0])] = 1.0
+        return Sp.T @ K @ Sm, Sp.T @ K @ Sp

@@ -1,0 +1,1 @@
+"""Linear online learners of streamlearn's own (not from a reproduced paper)."""

@@ -1,0 +1,154 @@
+"""Conformance checks for node-incremental learners (the ``grows_on_split`` learners of the
+``incremental-nodes`` protocol, interface
+:class:`streamlearn.algorithms.bls._node_incremental.NodeIncrementalLearner`).
+
+``yield_node_checks(cls)`` yields ``(name, check)`` pairs; each check takes the learner
+class and a parameter dict and raises ``AssertionError`` on failure.
+``tests/test_ridge_bls_conformance.py`` runs them over every registered node-incremental
+learner, so a new output-weight algorithm is checked without writing a new test.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+Check = Callable[[type, dict[str, Any]], None]
+
+
+def node_problem(n: int = 400, d: int = 12, k0: int = 40, q: int = 20, updates: int = 3,
+                 c: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """A small random node matrix (tanh of random projections, Fortran order), one-hot
+    targets of a learnable labelling, and its labels. Returns ``(A, Y, y, k0)``; column
+    blocks ``k0 + j q`` are the updates."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.argmax(X[:, :c], axis=1)
+    A = np.asfortranarray(np.tanh(X @ rng.normal(size=(d, k0 + updates * q)) / np.sqrt(d)))
+    Y = np.eye(c)[y]
+    return A, Y, y, k0
+
+
+def grow(learner: Any, A: np.ndarray, Y: np.ndarray, k0: int, q: int) -> list[np.ndarray]:
+    """INIT on ``A[:, :k0]`` then updates of ``q`` columns; the weights after each step."""
+    learner.reset(A.shape[1], Y.shape[1])
+    learner.initialize(A[:, :k0], Y)
+    out = [np.array(learner.W_)]
+    k = k0
+    while k < A.shape[1]:
+        learner.update(A[:, :k], A[:, k:k + q])
+        k += q
+        out.append(np.array(learner.W_))
+    return out
+
+
+def direct_ridge(A: np.ndarray, Y: np.ndarray, lam: float) -> np.ndarray:
+    """``(Aᵀ A + λ I)⁻¹ Aᵀ Y`` (eqs. 6-7)."""
+    return np.linalg.solve(A.T @ A + lam * np.eye(A.shape[1]), A.T @ Y)
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+def check_docstring(cls: type, params: dict[str, Any]) -> None:
+    assert (cls.__doc__ or "").strip(), f"{cls.__name__} has no docstring"
+    assert cls.paper_name, f"{cls.__name__} does not name its column in the paper's tables"
+
+
+def check_shapes_and_finite(cls: type, params: dict[str, Any]) -> None:
+    A, Y, _, k0 = node_problem()
+    for j, W in enumerate(grow(cls(**params), A, Y, k0, 20)):
+        assert W.shape == (k0 + 20 * j, Y.shape[1]), f"W has shape {W.shape} after step {j}"
+        assert np.all(np.isfinite(W)), f"non-finite weights after step {j}"
+
+
+def check_solution_class(cls: type, params: dict[str, Any]) -> None:
+    """Ridge family: the direct ridge solution on the prefix after every step. Generalized
+    inverse family: the ridge solution after INIT only (eq. 8 = eq. 7), then Greville."""
+    lam = 1e-2
+    A, Y, _, k0 = node_problem()
+    Ws = grow(cls(**{**params, "lam": lam}), A, Y, k0, 20)
+    for j, W in enumerate(Ws):
+        err = _rel(W, direct_ridge(A[:, :k0 + 20 * j], Y, lam))
+        if cls.solution == "ridge" or j == 0:
+            assert err < 1e-9, f"step {j}: relative error {err:.2e} against the direct solve"
+
+
+def check_learns(cls: type, params: dict[str, Any]) -> None:
+    A, Y, y, k0 = node_problem()
+    learner = cls(**params)
+    grow(learner, A, Y, k0, 20)
+    acc = float(np.mean(learner.predict_many(A) == y))
+    assert acc > 1.5 / Y.shape[1], f"training accuracy {acc:.2f} on a learnable labelling"
+
+
+def check_reproducible(cls: type, params: dict[str, Any]) -> None:
+    A, Y, _, k0 = node_problem()
+    a = grow(cls(**params), A, Y, k0, 20)
+    b = grow(cls(**params), A, Y, k0, 20)
+    for x, z in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, z)
+
+
+def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
+    A, Y, _, k0 = node_problem()
+    A0, Y0 = A.copy(), Y.copy()
+    grow(cls(**params), A, Y, k0, 20)
+    np.testing.assert_array_equal(A, A0)
+    np.testing.assert_array_equal(Y, Y0)
+
+
+def check_pickle_midway(cls: type, params: dict[str, Any]) -> None:
+    A, Y, _, k0 = node_problem(updates=2)
+    learner = cls(**params)
+    learner.reset(A.shape[1], Y.shape[1])
+    learner.initialize(A[:, :k0], Y)
+    learner.update(A[:, :k0], A[:, k0:k0 + 20])
+    copy = pickle.loads(pickle.dumps(learner))
+    for lrn in (learner, copy):
+        lrn.update(A[:, :k0 + 20], A[:, k0 + 20:])
+    np.testing.assert_array_equal(learner.W_, copy.W_)
+
+
+def check_failure_is_na(cls: type, params: dict[str, Any]) -> None:
+    """After a failed factorisation: no weights, no prediction, later updates are no-ops
+    that still count (the NA of every later update)."""
+    A, Y, _, k0 = node_problem()
+    learner = cls(**params)
+    learner.reset(A.shape[1], Y.shape[1])
+    learner.initialize(A[:, :k0], Y)
+    learner.update(A[:, :k0], A[:, k0:k0 + 20])
+    learner._fail()
+    assert learner.failed_at_ == 1 and learner.predict_many(A) is None
+    learner.update(A[:, :k0 + 20], A[:, k0 + 20:k0 + 40])
+    assert learner.n_updates_ == 2 and learner.failed_at_ == 1
+
+
+def check_capacity(cls: type, params: dict[str, Any]) -> None:
+    A, Y, _, k0 = node_problem()
+    learner = cls(**params)
+    learner.reset(k0 + 10, Y.shape[1])
+    learner.initialize(A[:, :k0], Y)
+    try:
+        learner.update(A[:, :k0], A[:, k0:k0 + 20])
+    except ValueError as exc:
+        assert "capacity" in str(exc)
+    else:
+        raise AssertionError("an update past the capacity given to reset() was accepted")
+
+
+def yield_node_checks(cls: type) -> Iterator[tuple[str, Check]]:
+    """The checks every node-incremental learner must pass."""
+    yield "docstring", check_docstring
+    yield "shapes_and_finite", check_shapes_and_finite
+    yield "solution_class", check_solution_class
+    yield "learns", check_learns
+    yield "reproducible", check_reproducible
+    yield "inputs_not_mutated", check_inputs_not_mutated
+    yield "pickle_midway", check_pickle_midway
+    yield "failure_is_na", check_failure_is_na
+    yield "capacity", check_capacity

@@ -1,0 +1,369 @@
+"""The ``incremental-nodes`` protocol: a broad network grown by added nodes on a fixed
+train/test split (Ridge-BLS paper, Zhu, arXiv 1911.04872, Algorithm 1 and Sec. V).
+
+Not prequential: the training set is fixed and the *network* grows. One run = one
+simulation of one output-weight algorithm at one ``λ``:
+
+1. :func:`prepare_split` — the official train/test split of the dataset (MNIST 60,000 /
+   10,000; small NORB 24,300 / 24,300), or the last ``n_test`` rows of a stream without
+   one; a stream ``max_samples`` caps both parts (smoke runs);
+2. the node generator (:mod:`streamlearn.protocols.node_generator`, seeded by the run seed, so
+   every algorithm of a simulation sees the same ``A`` and ``H`` blocks) draws the
+   initial network, the learner initialises on it (Algorithm 1, row 12), then every update
+   draws ``H`` and the learner adds it (rows 18/30);
+3. after INIT and after every update: test accuracy (NA — NaN — after a failed
+   factorisation, for that update and every later one), the step's training time (node
+   generation + weight update) and the weight update alone, cumulative times, and the
+   peak memory traced during the step.
+
+Before a run the memory the configuration needs is estimated (:meth:`memory_need`); a
+configuration that does not fit the machine stops with a message naming the size and the
+scaled configuration to use.
+
+Registers the protocol and its metrics ``update_accuracy`` (after each update; final = the
+last), ``max_update_accuracy`` (max over updates, ignoring NA: Fig. 1) and
+``initial_accuracy`` (the INIT network: λ calibration).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tracemalloc
+from collections import OrderedDict
+from typing import Any, ClassVar
+
+import numpy as np
+
+from streamlearn.base import (
+    Interval,
+    Learner,
+    MetricContext,
+    Options,
+    PreparedData,
+    Protocol,
+    RunContext,
+    RunResult,
+    UserError,
+)
+from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
+from streamlearn.protocols.preparation import build_stream, cap, derive_seeds, train_test_split
+from streamlearn.protocols.prequential_classification import score_curves
+from streamlearn.protocols.prequential_loop import checked_predictions, read_only
+from streamlearn.registry import register_protocol
+
+__all__ = ["IncrementalNodesProtocol", "prepare_split"]
+
+#: the documented scaled MNIST default (spec §4.4), named in the out-of-memory message
+SCALED_CONFIG = "configs/ridge_bls/mnist_tables.yaml"
+
+
+# --------------------------------------------------------------------------- preparation
+
+_CACHE: OrderedDict[str, PreparedData] = OrderedDict()
+
+
+def prepare_split(scfg: Any, seed: int, data_dir: str | None, split: str,
+                  n_test: int) -> PreparedData:
+    """Training inputs/labels in ``X``/``y`` and the test part in ``extra`` (``X_test``,
+    ``y_test``). ``split="official"``: the dataset's own train/test parts (streams with a
+    ``part`` parameter); ``"holdout"``: the last ``n_test`` rows after the per-seed
+    shuffle. ``max_samples`` caps each part. Cached per process (two entries)."""
+    key = json.dumps([scfg.to_dict(), split, n_test, data_dir,
+                      seed if split == "holdout" else None], sort_keys=True, default=str)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    if scfg.normalize != "none":
+        raise UserError(f"Stream {scfg.label!r}: the 'incremental-nodes' protocol z-scores "
+                        "every sample itself (BLS preprocessing); set normalize: none.")
+    stream = build_stream(scfg, seed, data_dir)
+    steps = []
+    if split == "official":
+        if "part" not in type(stream)._param_names():
+            raise UserError(f"Stream {scfg.label!r} ({scfg.name}) has no official train/"
+                            "test split; use protocol params split: holdout, n_test: N.")
+        params = {k: v for k, v in stream.get_params().items() if k != "part"}
+        parts = []
+        for part in ("train", "test"):
+            s = type(stream)(**params, part=part)
+            s.check_available()
+            parts.append((s, *s.to_arrays()))
+        (train, Xtr, ytr), (_, Xte, yte) = parts
+        info = train.info()
+        steps.append("official train/test split")
+    else:
+        stream.check_available()
+        X, y = stream.to_arrays()
+        info = stream.info()
+        perm = np.random.default_rng(derive_seeds(seed)["order"]).permutation(X.shape[0])
+        Xtr, ytr, Xte, yte = train_test_split(X[perm], y[perm], n_test)
+        steps.append(f"shuffled per seed; last {n_test} samples held out")
+    if scfg.max_samples is not None:
+        Xtr, ytr = cap(Xtr, ytr, scfg.max_samples)
+        Xte, yte = cap(Xte, yte, scfg.max_samples)
+        steps.append(f"first {scfg.max_samples} samples of each part")
+    n_classes = int(max(ytr.max(), yte.max())) + 1
+    info_dict = {
+        "name": scfg.name, "label": scfg.label, "task": "classification",
+        "n_samples": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]),
+        "n_features": int(Xtr.shape[1]), "n_classes": n_classes,
+        "source": info.source, "loader_preprocessing": list(info.preprocessing),
+        "runner_preprocessing": steps, "substitute_for": info.substitute_for,
+    }
+    prepared = PreparedData(X=np.ascontiguousarray(Xtr, dtype=np.float64), y=ytr,
+                            info=info_dict, n_classes=n_classes,
+                            extra={"X_test": np.ascontiguousarray(Xte, dtype=np.float64),
+                                   "y_test": yte})
+    _CACHE[key] = prepared
+    while len(_CACHE) > 2:
+        _CACHE.popitem(last=False)
+    return prepared
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+@register_protocol("incremental-nodes")
+class IncrementalNodesProtocol(Protocol):
+    """Grow a BLS network by added nodes on a fixed train/test split (Ridge-BLS paper,
+    Algorithm 1); score the test set after INIT and after every update.
+
+    Parameters (the network of spec §4.1; MNIST defaults, NORB in its config)
+    ----------
+    windows, window_nodes, enhancement
+        Initial network: feature windows × nodes per window, enhancement nodes.
+    updates
+        Number of updates.
+    update_windows, update_enhancement, update_additional
+        Per update: new feature windows, enhancement nodes fed by them, and additional
+        enhancement nodes fed by all feature nodes.
+    shrink, sparse_lam, sparse_iters
+        Enhancement shrinkage ``s``; sparse-autoencoder ``λ_s`` and ADMM iterations.
+    split, n_test
+        ``official`` train/test parts, or ``holdout`` of the last ``n_test`` rows.
+    memory_limit_gib
+        Refuse a configuration whose estimated peak exceeds this (default: 90 % of RAM).
+    """
+
+    task = "classification"
+    default_metrics = ("update_accuracy", "max_update_accuracy", "initial_accuracy")
+    default_curve_metric = "update_accuracy"
+    requires_tags = frozenset({"grows_on_split"})
+    provides = frozenset({"update_accuracy"})
+    _constraints: ClassVar[dict[str, Any]] = {
+        "windows": Interval(1, None, integer=True),
+        "window_nodes": Interval(1, None, integer=True),
+        "enhancement": Interval(1, None, integer=True),
+        "updates": Interval(0, 1000, integer=True),
+        "update_windows": Interval(0, None, integer=True),
+        "update_enhancement": Interval(0, None, integer=True),
+        "update_additional": Interval(0, None, integer=True),
+        "shrink": Interval(0.0, None, closed="neither"),
+        "sparse_lam": Interval(0.0, None),
+        "sparse_iters": Interval(0, None, integer=True),
+        "split": Options(("official", "holdout")),
+        "n_test": Interval(1, None, integer=True),
+        "memory_limit_gib": Interval(0.0, None, closed="neither", allow_none=True),
+    }
+
+    def __init__(self, *, windows: int = 6, window_nodes: int = 10, enhancement: int = 3000,
+                 updates: int = 11, update_windows: int = 1, update_enhancement: int = 750,
+                 update_additional: int = 1250, shrink: float = 0.8, sparse_lam: float = 1e-3,
+                 sparse_iters: int = 50, split: str = "official", n_test: int = 10000,
+                 memory_limit_gib: float | None = None) -> None:
+        self.windows = windows
+        self.window_nodes = window_nodes
+        self.enhancement = enhancement
+        self.updates = updates
+        self.update_windows = update_windows
+        self.update_enhancement = update_enhancement
+        self.update_additional = update_additional
+        self.shrink = shrink
+        self.sparse_lam = sparse_lam
+        self.sparse_iters = sparse_iters
+        self.split = split
+        self.n_test = n_test
+        self.memory_limit_gib = memory_limit_gib
+        self._validate_params()
+        if updates > 0 and self.schedule().update_nodes == 0:
+            raise UserError("The 'incremental-nodes' protocol adds no node per update: set "
+                            "update_windows, update_enhancement or update_additional.")
+
+    def schedule(self) -> NodeSchedule:
+        return NodeSchedule(
+            windows=self.windows, window_nodes=self.window_nodes,
+            enhancement=self.enhancement, updates=self.updates,
+            update_windows=self.update_windows, update_enhancement=self.update_enhancement,
+            update_additional=self.update_additional, shrink=self.shrink,
+            sparse_lam=self.sparse_lam, sparse_iters=self.sparse_iters)
+
+    # ------------------------------------------------------------------ memory
+
+    def memory_need(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
+                    n_features: int, n_classes: int) -> dict[str, int]:
+        """Estimated bytes (float64) of one run: the node matrices (train ``l × k_max``,
+        test ``l_t × k_max``, Fortran order, preallocated), the inputs, the generator's
+        largest transient (one enhancement group), and the learner's state
+        (``state_bytes`` of its class)."""
+        s = self.schedule()
+        k = s.max_nodes
+        biggest_group = max(s.enhancement, s.update_enhancement, s.update_additional)
+        need = {
+            "node_matrix_train": 8 * n_train * k,
+            "node_matrix_test": 8 * n_test * k,
+            "inputs": 8 * (n_train + n_test) * (n_features + 1) * 2,
+            "generator_transient": 8 * n_train * (biggest_group + s.update_nodes),
+            # an update holds H, C = H - A D and the product A D (l × q each)
+            "update_transients": 8 * 3 * n_train * max(s.update_nodes, 1),
+        }
+        state = getattr(learner_cls, "state_bytes", None)
+        if state is not None:
+            need["learner_state"] = int(state(n_train, k, n_classes))
+        else:  # every node-incremental learner holds a k × k matrix (F or the Gram matrix)
+            need["learner_state_at_least"] = 8 * k * k
+        need["total"] = sum(need.values())
+        return need
+
+    def check_memory(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
+                     n_features: int, n_classes: int, where: str = "") -> None:
+        """Raise :class:`UserError` when :meth:`memory_need` exceeds the limit."""
+        from streamlearn.base import physical_memory_bytes
+
+        ram = physical_memory_bytes()
+        limit = (self.memory_limit_gib * 2**30 if self.memory_limit_gib is not None
+                 else (0.9 * ram if ram else None))
+        if limit is None:
+            return
+        need = self.memory_need(learner_cls, n_train, n_test, n_features, n_classes)
+        if need["total"] <= limit:
+            return
+        s = self.schedule()
+        parts = ", ".join(f"{k.replace('_', ' ')} {_bytes(v)}" for k, v in need.items()
+                          if k != "total")
+        who = f" with {learner_cls.__name__}" if learner_cls is not None else ""
+        raise UserError(
+            f"{where}the 'incremental-nodes' run{who} needs about {_bytes(need['total'])} "
+            f"({n_train:,} training samples × {s.max_nodes:,} nodes after {s.updates} "
+            f"updates: {parts}), more than the limit of {_bytes(limit)} on this machine. "
+            f"Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, 6 updates of "
+            "10 + 100 + 150), lower enhancement/updates in protocol.params, or cap the "
+            "training set with max_samples.")
+
+    # ------------------------------------------------------------------ steps
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        data = prepare_split(stream_cfg, seed, data_dir, self.split, self.n_test)
+        info = dict(data.info)
+        info["node_seed"] = derive_seeds(seed)["learner"]
+        info["schedule"] = self.schedule().to_dict()
+        self.check_memory(None, data.X.shape[0], data.extra["X_test"].shape[0],
+                          data.X.shape[1], int(data.n_classes or 2),
+                          where=f"Stream {stream_cfg.label!r}: ")
+        return PreparedData(X=data.X, y=data.y, info=info, n_classes=data.n_classes,
+                            extra=data.extra)
+
+    def check_data(self, learner_cls: type[Learner], data: PreparedData) -> None:
+        self.check_memory(learner_cls, data.X.shape[0], data.extra["X_test"].shape[0],
+                          data.X.shape[1], int(data.n_classes or 2))
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        s = self.schedule()
+        Xtr, ytr = data.X, data.y
+        Xte, yte = data.extra["X_test"], data.extra["y_test"]
+        c = int(data.n_classes or 2)
+        n, nt, kmax = Xtr.shape[0], Xte.shape[0], s.max_nodes
+        U = s.updates
+        Y = np.zeros((n, c))
+        Y[np.arange(n), ytr] = 1.0
+        Y_seen = read_only(Y)
+        learner.reset(kmax, c)
+        gen = BLSNodeGenerator(s, int(data.info["node_seed"]))
+        test_nodes = TestNodes(gen, Xte)
+        A = np.empty((n, kmax), order="F")
+        At = np.empty((nt, kmax), order="F")
+        acc = np.full(U + 1, np.nan)
+        t_nodes, t_update, t_test = (np.zeros(U + 1) for _ in range(3))
+        peak = np.zeros(U + 1, dtype=np.int64)
+        state = np.zeros(U + 1, dtype=np.int64)
+        failed = np.zeros(U + 1, dtype=np.int64)
+        tracing = tracemalloc.is_tracing()
+        if not tracing:
+            tracemalloc.start()
+        try:
+            k = 0
+            for u in range(U + 1):
+                if not tracing:
+                    tracemalloc.reset_peak()
+                t0 = time.perf_counter()
+                H = gen.next_block(Xtr)
+                t1 = time.perf_counter()
+                q = H.shape[1]
+                A[:, k:k + q] = H
+                del H
+                t2 = time.perf_counter()
+                # the learner sees read-only views: it cannot change the network's nodes
+                if u == 0:
+                    learner.initialize(read_only(A[:, :q]), Y_seen)  # type: ignore[attr-defined]
+                else:
+                    learner.update(read_only(A[:, :k]),  # type: ignore[attr-defined]
+                                   read_only(A[:, k:k + q]))
+                t3 = time.perf_counter()
+                peak[u] = tracemalloc.get_traced_memory()[1]
+                t_nodes[u], t_update[u] = t1 - t0, t3 - t2
+                k += q
+                t4 = time.perf_counter()
+                At[:, k - q:k] = test_nodes.block(u)
+                pred = learner.predict_many(read_only(At[:, :k]))  # type: ignore[attr-defined]
+                if pred is not None:  # None: NA (the factorisation failed)
+                    pred = checked_predictions(pred, nt, 0, type(learner).__name__, True, c,
+                                               method="predict_many")
+                    acc[u] = float(np.mean(pred == yte))
+                t_test[u] = time.perf_counter() - t4
+                failed[u] = int(getattr(learner, "failed_at_", -1) >= 0)
+                state[u] = learner.model_bytes()
+                if ctx.on_progress is not None:
+                    ctx.on_progress(u + 1, U + 1)
+        finally:
+            if not tracing:
+                tracemalloc.stop()
+        steps = np.arange(1, U + 2)
+        context = MetricContext(n_classes=c, extra={"update_accuracy": acc})
+        dummy = np.zeros(U + 1, dtype=np.int64)
+        metrics, curves = score_curves(ctx.metrics, dummy, dummy, steps, context)
+        curves["t"] = list(range(U + 1))
+        t_step = t_nodes + t_update
+        total = float(t_step.sum())
+        timing = {
+            # training time (node generation + weight updates) per training sample
+            "per_sample_seconds": total / max(n, 1),
+            "per_sample_learn_seconds": float(t_update.sum()) / max(n, 1),
+            "total_seconds": total,
+            "step_seconds": t_step.tolist(),
+            "update_seconds": t_update.tolist(),
+            "node_seconds": t_nodes.tolist(),
+            "cumulative_step_seconds": np.cumsum(t_step).tolist(),
+            "cumulative_update_seconds": np.cumsum(t_update).tolist(),
+            "test_seconds": t_test.tolist(),
+            "peak_traced_bytes": peak.tolist(),
+            "state_bytes": state.tolist(),
+            "node_matrix_bytes": int(A.nbytes + At.nbytes),
+        }
+        na_from = int(np.argmax(failed)) if failed.any() else None
+        notes = {
+            "updates": {
+                "nodes": [s.nodes_after(u) for u in range(U + 1)],
+                "feature_nodes": [s.feature_nodes_after(u) for u in range(U + 1)],
+                "enhancement_nodes": [s.enhancement_nodes_after(u) for u in range(U + 1)],
+                "accuracy": [None if np.isnan(a) else float(a) for a in acc],
+                "failed": failed.tolist(),
+            },
+            "na_from_update": na_from,
+        }
+        return RunResult(metrics=metrics, curves=curves, timing=timing,
+                         curve_axis="update (0 = initial network)", notes=notes,
+                         arrays={"update_accuracy": acc})

@@ -1,0 +1,198 @@
+"""The ``prequential-regression`` protocol: one-step-ahead prediction of a univariate
+series (Fast-ONS paper, Sec. 2 and 4).
+
+At step ``t`` the learner has seen ``x_0..x_t``, predicts ``x_{t+1}``, suffers the loss,
+then learns ``x_{t+1}``. The target shift is an explicit preparation step
+(:func:`~streamlearn.protocols.preparation.shift_target`): the inputs are
+``series[:-1]`` and the targets ``series[1:]``, both views of one array. A learner
+tagged ``needs_series`` receives ``x_t`` alone and keeps its own delay line; any other
+regressor receives the last ``lags`` values as a read-only strided view (no ``n x M``
+lag matrix is materialised). The metrics' context carries the series and the learner's
+lag window, so the regret metrics compare with the best fixed predictor on the same
+windows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+from streamlearn.base import (
+    Interval,
+    Learner,
+    MetricContext,
+    PreparedData,
+    RunContext,
+    RunResult,
+    UserError,
+)
+from streamlearn.components import get_metric
+from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
+from streamlearn.metrics.regression import streamed_key
+from streamlearn.metrics.regret import lag_windows
+from streamlearn.protocols.preparation import prepare_stream, shift_target
+from streamlearn.protocols.prequential_classification import (
+    WARM_UP_ROWS,
+    PrequentialProtocol,
+    checkpoint_positions,
+    prequential_timing,
+    score_curves,
+)
+from streamlearn.protocols.prequential_loop import read_only, run_prequential
+from streamlearn.registry import register_protocol
+
+__all__ = ["PrequentialSeriesRegression", "tile"]
+
+
+def tile(series: np.ndarray, n: int) -> np.ndarray:
+    """The series repeated end to end and cut to ``n`` values (for timing studies on
+    series longer than the data: the paper's Fig. 1a runs 5e7 samples)."""
+    if n <= series.size:
+        return series[:n]
+    return np.resize(series, n)
+
+
+@register_protocol("prequential-regression")
+class PrequentialSeriesRegression(PrequentialProtocol):
+    """Test-then-train one-step-ahead prediction of a univariate series (predict
+    ``x_{t+1}`` from ``x_0..x_t``, then learn it); MSE and MAE curves, cumulative absolute
+    loss, and regret against the best fixed linear predictor in hindsight.
+
+    Parameters
+    ----------
+    lags
+        Lag window for regressors that do not keep their own delay line.
+    tile_to
+        Repeat the (scaled) series end to end to this many values (timing studies).
+    regret_max_samples
+        Longest prefix on which the regret comparator is solved; checkpoints beyond it
+        report NaN ("—"), and the run's final regret is the one on this prefix (the
+        record's ``metric_prefix`` says so, and so does the table caption).
+    """
+
+    task: ClassVar[str] = "regression"
+    default_metrics: ClassVar[tuple[str, ...]] = ("mse", "mae")
+    default_curve_metric: ClassVar[str] = "mse"
+    refuses_tags: ClassVar[dict[str, str]] = {
+        "grows_on_split": "it grows on a fixed train/test split; use a split protocol",
+    }
+    provides: ClassVar[frozenset[str]] = frozenset(
+        {"X", "series", "lags", "intercept", "regret_max_samples"})
+    _constraints: ClassVar[dict[str, Any]] = {
+        "lags": Interval(1, 100_000, integer=True),
+        "tile_to": Interval(2, 10**9, integer=True, allow_none=True),
+        "regret_max_samples": Interval(1, 10**7, integer=True),
+    }
+
+    def __init__(self, *, lags: int = 1, tile_to: int | None = None,
+                 regret_max_samples: int = 50_000) -> None:
+        self.lags = lags
+        self.tile_to = tile_to
+        self.regret_max_samples = regret_max_samples
+        self._validate_params()
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        """Build the series, tile it (``tile_to``), then cap it at the stream's
+        ``max_samples`` (so a smoke run's cap also bounds a tiled series), then shift the
+        target."""
+        cap = stream_cfg.max_samples
+        base = prepare_stream(dataclasses.replace(stream_cfg, max_samples=None), seed,
+                              data_dir)
+        label = base.info.get("label")
+        if base.info.get("task") != "regression" or base.X.shape[1] != 1:
+            raise UserError(
+                f"Stream {label!r} is not a univariate series (task "
+                f"{base.info.get('task')!r}, {base.X.shape[1]} features): the "
+                "'prequential-regression' protocol predicts the next value of one series.")
+        series = np.ascontiguousarray(base.X[:, 0])
+        info = dict(base.info)
+        if self.tile_to is not None and self.tile_to != series.size:
+            info["runner_preprocessing"] = [
+                *info.get("runner_preprocessing", []),
+                f"series of {series.size} values repeated end to end to {self.tile_to}"
+                if self.tile_to > series.size else f"first {self.tile_to} values"]
+            series = tile(series, self.tile_to)
+        if cap is not None and cap < series.size:
+            series = series[:cap]
+            info["runner_preprocessing"] = [*info.get("runner_preprocessing", []),
+                                            f"first {cap} values"]
+        inputs, targets = shift_target(series, 1)
+        info["n_samples"] = int(targets.size)
+        info["n_predictions"] = int(targets.size)
+        return PreparedData(X=inputs[:, None], y=targets, info=info, n_classes=None,
+                            extra={"series": series})
+
+    def _inputs(self, learner: Learner, data: PreparedData) -> np.ndarray:
+        if "needs_series" in learner.all_tags():
+            return data.X
+        return lag_windows(data.X[:, 0], self.lags)
+
+    def _window(self, learner: Learner) -> int:
+        return int(getattr(learner, "n_lags", self.lags))
+
+    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+        X = self._inputs(learner, data)
+        learner.warm_up(read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS]))
+        clone = learner.clone()
+        clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
+        k = min(2, X.shape[0])
+        run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        X = self._inputs(learner, data)
+        n = X.shape[0]
+        learner.reset(X.shape[1], None)
+        progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
+        at = checkpoint_positions(n, ctx.checkpoints)
+        capped = [m for m in ctx.metrics if "regret_max_samples" in get_metric(m).requires]
+        if capped and n > self.regret_max_samples:
+            # the comparator is solved up to the cap only: the cap is a checkpoint, and the
+            # final value of those metrics is the one on that documented prefix
+            at = np.union1d(at, [self.regret_max_samples])
+        # Streaming: when the predictions are not saved and every metric is a running sum
+        # of a per-sample loss, the sums at the checkpoints are taken chunk by chunk, so
+        # a run holds no n-sized array besides the series (bit-identical to the whole pass)
+        codes = [getattr(get_metric(m), "loss_code", None) for m in ctx.metrics]
+        streamed: dict[str, np.ndarray] = {}
+        on_predictions = None
+        if not ctx.keep_predictions and all(c is not None for c in codes):
+            losses = sorted({Loss(c) for c in codes if c is not None})
+            done = {c: 0 for c in losses}  # checkpoints written so far, per loss
+            carry = {c: 0.0 for c in losses}  # running sum so far, per loss
+            streamed = {streamed_key(c): np.full(at.shape, np.nan) for c in losses}
+
+            def on_predictions(start: int, pred: np.ndarray) -> None:
+                truth = data.y[start:start + pred.size]
+                for c in losses:
+                    done[c], carry[c] = loss_sums_chunk(
+                        truth, pred, start, at, done[c], carry[c], int(c),
+                        streamed[streamed_key(c)])
+
+        out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
+                              use_many=ctx.fused, on_chunk=progress,
+                              on_predictions=on_predictions,
+                              keep_predictions=on_predictions is None)
+        intercept = bool(getattr(learner, "offset", False))
+        context = MetricContext(X=X, extra={
+            "series": data.extra["series"],
+            "lags": np.array([self._window(learner)]),
+            "intercept": np.array([int(intercept)]),
+            "regret_max_samples": np.array([self.regret_max_samples]),
+            **streamed,
+        })
+        metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
+        notes: dict[str, Any] = {}
+        if capped and n > self.regret_max_samples:
+            k = int(np.searchsorted(at, self.regret_max_samples))
+            for m in capped:
+                metrics[m] = float(curves[m][k])
+            notes["metric_prefix"] = {m: self.regret_max_samples for m in capped}
+        warn = getattr(learner, "run_warnings", None)
+        if callable(warn) and warn():
+            notes["warnings"] = list(warn())
+        return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
+                         curve_axis="samples seen",
+                         arrays={"y_pred": out.y_pred, "y_true": data.y,
+                                 "x0": data.extra["series"][:1]}, notes=notes)
