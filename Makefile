@@ -40,7 +40,7 @@ test-moa:
 	  echo "test-moa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
 	  exit 0; fi; \
 	$(MAKE) --no-print-directory install-moa && \
-	$(MOA_VENV)/bin/python -m pytest -q tests/test_moa.py tests/test_conformance.py -k moa
+	$(MOA_VENV)/bin/python -m pytest -q tests/algorithms/test_moa.py tests/checks/test_conformance.py -k moa
 
 quickstart-moa: install-moa
 	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa
@@ -50,7 +50,7 @@ quickstart-moa: install-moa
 .PHONY: test-dask
 test-dask: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
-	$(BIN)/python -m pytest -q tests/test_dask_backend.py
+	$(BIN)/python -m pytest -q tests/evaluation/test_dask_backend.py
 
 # The example of README "Your own learner": runs from its own directory, no package change.
 example-my-learner: install
@@ -72,7 +72,7 @@ test-all: install
 BLAS_KERNELS ?= Haswell:avx2,fma Sandybridge:avx SkylakeX:avx512f,avx512cd,avx512bw,avx512dq,avx512vl
 .PHONY: test-blas-kernels
 test-blas-kernels: install
-	@files=$$(grep -l 'floatpath' tests/test_*.py); \
+	@files=$$(grep -rl --include='test_*.py' 'floatpath' tests); \
 	flags=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "; ran=""; \
 	for spec in $(BLAS_KERNELS); do \
 	  core=$${spec%%:*}; missing=""; \

@@ -207,7 +207,7 @@ def write_kuairec(loss: str, fig: str) -> None:
 # features standardised on the first 10,000 rounds, sigma = 1 (NOT selected: the data is not
 # present here), FORKS/SkeGD theta = 0.3 of N = {N:,}.
 # KuaiRec.zip is not in the shared data: `streamlearn run` stops with the 'data not present'
-# message; a synthetic file in the KuaiRec format runs it in tests/test_forks_configs.py.
+# message; a synthetic file in the KuaiRec format runs it in tests/config/test_forks_configs.py.
 #   streamlearn run configs/forks/{fig}_kuairec.yaml --jobs 1
 name: forks_{fig}_kuairec
 protocol: prequential-classification

@@ -3,7 +3,7 @@
 ``yield_checks(cls)`` yields ``(name, check)`` pairs chosen by the learner's task and tags
 (a binary-only learner is checked on a two-class stream, a regressor on a linear target,
 a series learner on an AR(2) series); each check takes a learner class and a
-parameter dict and raises ``AssertionError`` on failure. ``tests/test_conformance.py`` runs
+parameter dict and raises ``AssertionError`` on failure. ``tests/checks/test_conformance.py`` runs
 them over the whole registry, so a new learner is checked without writing a new test.
 """
 

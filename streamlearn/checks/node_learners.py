@@ -4,7 +4,7 @@
 
 ``yield_node_checks(cls)`` yields ``(name, check)`` pairs; each check takes the learner
 class and a parameter dict and raises ``AssertionError`` on failure.
-``tests/test_ridge_bls_conformance.py`` runs them over every registered node-incremental
+``tests/checks/test_node_learner_checks.py`` runs them over every registered node-incremental
 learner, so a new output-weight algorithm is checked without writing a new test.
 """
 

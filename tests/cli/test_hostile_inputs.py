@@ -7,7 +7,7 @@ command, nothing prints a traceback, and nothing is written unless the run start
 0, or exit 1 with the failed runs recorded); a valid input runs to the end with every
 planned run complete, and a file parses to exactly the data it holds. The default run
 tries a few dozen examples per property (well under a minute); the ``slow`` marker runs
-the same properties with many more (``pytest -m slow tests/test_hostile_inputs.py``).
+the same properties with many more (``pytest -m slow tests/cli/test_hostile_inputs.py``).
 """
 
 from __future__ import annotations

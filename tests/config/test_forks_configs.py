@@ -12,9 +12,9 @@ import pytest
 from streamlearn.base import DataError
 from streamlearn.config.validation import load_config
 from streamlearn.evaluation.runner import run_experiment
-from tests.test_datasets_store import KUAI_HEADER, pin, write_kuairec
+from tests.datasets.test_store import KUAI_HEADER, pin, write_kuairec
 
-CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs" / "forks").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs" / "forks").glob("*.yaml"))
 
 
 def test_there_are_forks_configs() -> None:

@@ -35,7 +35,7 @@ from streamlearn.datasets.real.forks import AdversarialStream
 
 SHARED = Path(
     os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[2] / "shared" / "datasets"
+        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "datasets"
     )
 )
 

@@ -1,5 +1,5 @@
 """Numba kernels of ``streamlearn.kernels.rls`` against their NumPy references
-(``tests/reference/rls.py``). Also run without the JIT by test_kernels_nojit.py."""
+(``tests/reference/rls.py``). Also run without the JIT by tests/kernels/test_nojit.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Tests for the recursive ridge classifier ``rls`` (its kernels against the NumPy
-reference: test_kernels_rls.py)."""
+reference: tests/kernels/test_rls_kernel.py)."""
 
 from __future__ import annotations
 

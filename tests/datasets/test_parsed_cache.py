@@ -20,8 +20,8 @@ from streamlearn import atomic
 from streamlearn.cli.data import data_app
 from streamlearn.datasets import _parsed_cache
 from streamlearn.datasets.real.base import load_dataset
-from tests import test_datasets_store as store_tests
 from tests.data_dir_guard import forbid_writes, snapshot
+from tests.datasets import test_store as store_tests
 
 # Private cache dir (``tmp_path / "cache"``), no data-dir env, no auto download, empty hash
 # memo (autouse); a fresh data directory; tiny CoverType files.

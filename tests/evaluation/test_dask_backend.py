@@ -142,7 +142,8 @@ def test_killed_worker_is_recorded_then_retried(tmp_path, capsys, cluster):
     markers = tmp_path / "deaths"
     markers.mkdir()
     cfg = _config()
-    cfg["algorithms"].append({"name": "tests.test_dask_backend:DiesInWorker", "label": "Dies",
+    cfg["algorithms"].append({"name": "tests.evaluation.test_dask_backend:DiesInWorker",
+                              "label": "Dies",
                               "params": {"marker_dir": str(markers), "deaths": 2}})
     cfg["repeats"] = 1
     path = tmp_path / "c.yaml"

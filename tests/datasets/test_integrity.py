@@ -26,7 +26,7 @@ from streamlearn.cli import app as cli
 from streamlearn.datasets import _store
 from streamlearn.datasets._store import DATASETS
 from streamlearn.datasets.real.base import load_dataset
-from tests import test_datasets_store as store_tests
+from tests.datasets import test_store as store_tests
 
 # Shared with the store tests: private cache dir, no data-dir env, no auto download, empty
 # hash memo (autouse); a fresh data directory; files and re-pinned reference hashes.

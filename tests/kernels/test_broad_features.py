@@ -1,5 +1,5 @@
 """Numba kernels of ``streamlearn.kernels.broad_features`` against their NumPy references
-(``tests/reference/broad_features.py``). Also run without the JIT by test_kernels_nojit.py."""
+(``tests/reference/broad_features.py``). Also run without the JIT by tests/kernels/test_nojit.py."""
 
 from __future__ import annotations
 

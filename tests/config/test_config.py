@@ -147,7 +147,7 @@ def test_validate_command_reports_plan(tmp_path, monkeypatch, capsys):
 
 
 def test_all_shipped_configs_validate():
-    for path in sorted(Path(__file__).resolve().parents[1].glob("configs/**/*.yaml")):
+    for path in sorted(Path(__file__).resolve().parents[2].glob("configs/**/*.yaml")):
         try:
             load_config(path)
         except ConfigError as exc:  # pragma: no cover - shows which config rotted

@@ -1,6 +1,6 @@
 """The kernel-vs-reference tests once more on the pure-Python path (``NUMBA_DISABLE_JIT=1``).
 
-The default run tests the compiled kernels; this runs the same ``tests/test_kernels_*.py``
+The default run tests the compiled kernels; this runs the same ``tests/kernels/test_*.py``
 files in a subprocess with the JIT disabled, so that the kernels' Python source is itself
 checked against the NumPy references (coverage tools, debuggers and a broken numba build
 see that path). numba reads ``NUMBA_DISABLE_JIT`` at import, hence the subprocess. Under
@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
+ROOT = TESTS.parents[1]
 
 
 def _kernel_test_files() -> list[str]:
     own = Path(__file__).resolve()
     return sorted(
-        str(p.relative_to(ROOT)) for p in TESTS.glob("test_kernels_*.py") if p.resolve() != own
+        str(p.relative_to(ROOT)) for p in TESTS.glob("test_*.py") if p.resolve() != own
     )
 
 
@@ -34,7 +34,7 @@ def _kernel_test_files() -> list[str]:
 )
 def test_kernel_tests_pass_without_jit():
     files = _kernel_test_files()
-    assert files, "no tests/test_kernels_*.py files found"
+    assert files, "no tests/kernels/test_*.py files found"
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],

@@ -1,6 +1,6 @@
 """Numba kernels of ``streamlearn.kernels.cholesky_update`` against their NumPy references
 (``tests/reference/cholesky_update.py``) and against direct factorisations/solves. Also run
-without the JIT by test_kernels_nojit.py."""
+without the JIT by tests/kernels/test_nojit.py."""
 
 from __future__ import annotations
 

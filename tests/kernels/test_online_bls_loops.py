@@ -1,6 +1,6 @@
 """Numba kernels of ``streamlearn.kernels.online_bls_loops`` (the fused test-then-train
 loops) against their NumPy references (``tests/reference/online_bls_loops.py``). Also run
-without the JIT by test_kernels_nojit.py."""
+without the JIT by tests/kernels/test_nojit.py."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import streamlearn
 from streamlearn import components, registry
 from tests.cli_helpers import run_cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str) -> str:

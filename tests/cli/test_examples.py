@@ -20,7 +20,7 @@ from streamlearn.reporting import tables
 from streamlearn.reporting.summary import summarize
 from tests.cli_helpers import cli_exit_code as _cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_quickstart_puts_online_bls_beside_the_baselines_in_80_columns(tmp_path, capsys):
