@@ -322,7 +322,7 @@ def test_missing_horizon_is_a_validation_error(tmp_path) -> None:
                    "  - {name: sea, label: SEA, max_samples: 100}\nalgorithms:\n"
                    "  - {name: forks, label: F, params: {sigma: 4}}\n"
                    "metrics: [mistake_rate]\n")
-    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli.app", "validate", str(cfg)],
+    proc = subprocess.run([sys.executable, "-m", "streamlearn", "validate", str(cfg)],
                           capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 2, out

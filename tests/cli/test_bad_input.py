@@ -93,7 +93,7 @@ def test_second_run_on_a_busy_output_directory_stops(tmp_path, capsys):
     live_tmp.write_text("x")
     with OutputDirLock(out):
         proc = subprocess.run(
-            [sys.executable, "-m", "streamlearn.cli.app", "run", str(_write(tmp_path, SMALL)),
+            [sys.executable, "-m", "streamlearn", "run", str(_write(tmp_path, SMALL)),
              "--out", str(out), "-q"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 5, proc.stderr
     assert "Another streamlearn run" in proc.stderr and str(os.getpid()) in proc.stderr
@@ -288,7 +288,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     cfg = _with(repeats=6, streams=[{"name": "sea", "params": {"n_samples": 200000}}],
                 algorithms=[{"name": "hoeffding_tree"}])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlearn.cli.app", "run", str(_write(tmp_path, cfg)),
+        [sys.executable, "-m", "streamlearn", "run", str(_write(tmp_path, cfg)),
          "--out", str(tmp_path / "o"), "--jobs", "2", "-q"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers: set[int] = set()

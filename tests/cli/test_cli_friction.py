@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _cli(*args: str) -> str:
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
-    proc = subprocess.run([sys.executable, "-m", "streamlearn.cli.app", *args], env=env,
+    proc = subprocess.run([sys.executable, "-m", "streamlearn", *args], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout

@@ -63,7 +63,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     """``streamlearn ARGS`` as a subprocess (the environment set by ``isolated`` applies)."""
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run(
-        [sys.executable, "-m", "streamlearn.cli.app", *args],
+        [sys.executable, "-m", "streamlearn", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -322,7 +322,7 @@ def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
     out = tmp_path / "o"
-    cmd = [sys.executable, "-m", "streamlearn.cli.app", "run", str(path), "--out", str(out),
+    cmd = [sys.executable, "-m", "streamlearn", "run", str(path), "--out", str(out),
            "--backend", "dask", "--jobs", "2", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     runs = out / "runs"

@@ -333,7 +333,7 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     cfg = _config(user_dir, [{"name": "misbehaving:Slow", "label": "Slow"}], repeats=20,
                   n=500)
     out = user_dir / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "streamlearn.cli.app", "run", str(cfg), "-q",
+    proc = subprocess.Popen([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
                              "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.time() + 90

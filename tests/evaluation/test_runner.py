@@ -209,7 +209,7 @@ def test_kill_9_then_resume_gives_same_table(tmp_path):
     cfg["outputs"] = {"dir": str(tmp_path / "killed")}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    cmd = [sys.executable, "-m", "streamlearn.cli.app", "run", str(path), "--quiet"]
+    cmd = [sys.executable, "-m", "streamlearn", "run", str(path), "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runs = tmp_path / "killed" / "runs"
     deadline = time.time() + 120

@@ -318,7 +318,7 @@ def test_a_stale_record_is_missing_not_a_problem(copy):
 
 def test_report_subprocess_exit_codes_and_no_traceback(copy, tmp_path):
     corrupt, _ = _damage(copy)
-    cmd = [sys.executable, "-m", "streamlearn.cli.app", "report"]
+    cmd = [sys.executable, "-m", "streamlearn", "report"]
     env = {"MPLBACKEND": "Agg", "COLUMNS": "100", "PATH": "/usr/bin:/bin"}
     bad = subprocess.run([*cmd, str(copy)], capture_output=True, text=True, env=env)
     assert bad.returncode == 1
@@ -346,7 +346,7 @@ def test_report_without_records_refuses_and_keeps_the_tables(copy):
                                                           "report.html")}
     shutil.rmtree(copy / "runs")
     env = {"MPLBACKEND": "Agg", "COLUMNS": "100", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-m", "streamlearn.cli.app", "report", str(copy),
+    result = subprocess.run([sys.executable, "-m", "streamlearn", "report", str(copy),
                              "--html"], capture_output=True, text=True, env=env)
     assert result.returncode != 0
     assert "no usable run record" in " ".join(result.stderr.split())
