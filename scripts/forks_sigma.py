@@ -34,7 +34,7 @@ import numpy as np
 
 from streamlearn import components
 from streamlearn.config.validation import load_config
-from streamlearn.evaluation.runner import build_learner
+from streamlearn.evaluation.runs import build_learner
 from streamlearn.protocols.preparation import prepare_stream
 
 GRID = [e / 2 for e in range(-10, 15)]  # log2 sigma

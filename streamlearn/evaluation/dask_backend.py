@@ -1,7 +1,7 @@
 """Runs on a Dask cluster: ``streamlearn run CONFIG --backend dask [--scheduler ADDRESS]``.
 
 The runs are the same units as with ``--jobs`` (a :class:`~streamlearn.evaluation.runner.
-RunSpec` computed by :func:`~streamlearn.evaluation.runner.compute_run`); Dask's
+RunSpec` computed by :func:`~streamlearn.evaluation.runs.compute_run`); Dask's
 distributed scheduler (the optional ``dask`` extra) places them on workers. Only the
 client touches the output directory:
 
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from streamlearn.base import UserError
-from streamlearn.evaluation.runner import (
+from streamlearn.evaluation.runs import (
     ComputedRun,
     Progress,
     RunOutcome,

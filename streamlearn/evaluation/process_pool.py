@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from streamlearn.evaluation.runner import (
+from streamlearn.evaluation.runs import (
     ComputedRun,
     RunOutcome,
     RunSpec,

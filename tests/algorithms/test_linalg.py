@@ -66,7 +66,7 @@ def test_pros_n_kons_survives_the_failing_matrix(data_dir):
     NumPy fails by itself at 92 points, with SkylakeX and Sandybridge it converges.)"""
     from streamlearn import components
     from streamlearn.config.validation import load_config
-    from streamlearn.evaluation.runner import build_learner
+    from streamlearn.evaluation.runs import build_learner
     from streamlearn.protocols.preparation import prepare_stream
 
     components.load_all()

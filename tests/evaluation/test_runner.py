@@ -275,7 +275,7 @@ def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
 
 def test_learner_counters_are_recorded():
     from streamlearn.algorithms.bls.ibls import IBLS
-    from streamlearn.evaluation.runner import learner_counters
+    from streamlearn.evaluation.runs import learner_counters
 
     learner = IBLS(n3=20, seed=0)
     learner.reset(3, 2)

@@ -1,0 +1,354 @@
+"""One run of an experiment: its specification (stream, algorithm, seed and everything
+that identifies it), the learner built for it, its execution under the protocol, and its
+record. The runner (:mod:`streamlearn.evaluation.runner`) plans and schedules runs; the
+backends (local processes, Dask) execute them through :func:`compute_run` /
+:func:`execute_run`.
+
+The seed of a run drives everything random in it through ``numpy.random.SeedSequence``:
+the stream generator, the stream order (shuffling) and the learner's initialisation each
+get an independent child seed, so a run is identical whenever it is repeated, and every
+algorithm sees exactly the same stream for a given (stream, seed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from streamlearn import components
+from streamlearn.base import Learner, PreparedData, Protocol, RunContext
+from streamlearn.config.validation import AlgorithmConfig, ExperimentConfig, StreamConfig
+from streamlearn.evaluation import records
+from streamlearn.evaluation.failures import SigintWatch, describe_failure
+from streamlearn.file_names import run_id as make_run_id
+from streamlearn.protocols.preparation import derive_seeds
+
+# --------------------------------------------------------------------------------------
+# Run specifications
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What one run computes. Its ``digest`` changes whenever its result could."""
+
+    experiment: str
+    protocol: str
+    stream: StreamConfig
+    algorithm: AlgorithmConfig
+    seed: int
+    metrics: tuple[str, ...]
+    chunk_size: int
+    checkpoints: int
+    save_predictions: bool = False
+    memory_profile: bool = False
+    fused: bool = True
+    protocol_params: tuple[tuple[str, Any], ...] = ()
+    data_sha256: str | None = None  # a file stream's content: a changed file is a new run
+
+    @property
+    def run_id(self) -> str:
+        return make_run_id(self.stream.label, self.algorithm.label, self.seed)
+
+    def identity(self) -> dict[str, Any]:
+        # chunk_size and save_predictions do not change results, so they are not part of it.
+        algo = self.algorithm.to_dict()
+        algo.pop("smoke_params")
+        extra: dict[str, Any] = {"memory_profile": True} if self.memory_profile else {}
+        if self.protocol_params:  # only when set: keeps the digests of earlier records
+            extra["protocol_params"] = dict(self.protocol_params)
+        if self.data_sha256:
+            extra["data_sha256"] = self.data_sha256
+        return {
+            **extra,
+            "protocol": self.protocol,
+            "stream": self.stream.to_dict(),
+            "algorithm": algo,
+            "seed": self.seed,
+            "metrics": list(self.metrics),
+            "checkpoints": self.checkpoints,
+        }
+
+    @property
+    def digest(self) -> str:
+        text = json.dumps(self.identity(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def make_protocol(self) -> Protocol:
+        return components.get_protocol(self.protocol)(**dict(self.protocol_params))
+
+
+def plan_runs(cfg: ExperimentConfig,
+              data_digests: dict[str, str] | None = None) -> list[RunSpec]:
+    """All runs of a config, grouped by (stream, seed) so a stream is built once.
+    ``data_digests``: stream label → SHA-256 of its file (file streams), part of each
+    run's identity."""
+    digests = data_digests or {}
+    return [
+        RunSpec(
+            data_sha256=digests.get(s.label),
+            experiment=cfg.name,
+            protocol=cfg.protocol,
+            protocol_params=tuple(sorted(cfg.protocol_params.items())),
+            stream=s,
+            algorithm=a,
+            seed=seed,
+            metrics=tuple(dict.fromkeys((*cfg.metrics, cfg.outputs.curve_metric))),
+            chunk_size=cfg.evaluation.chunk_size,
+            checkpoints=cfg.evaluation.checkpoints,
+            save_predictions=cfg.evaluation.save_predictions,
+            memory_profile=cfg.evaluation.memory_profile,
+            fused=cfg.evaluation.fused,
+        )
+        for s in cfg.streams
+        for seed in cfg.seeds
+        for a in cfg.algorithms
+    ]
+
+
+def build_learner(acfg: AlgorithmConfig, seed: int) -> Learner:
+    """The learner of a run: the algorithm's class with its parameters (and, when it takes
+    a ``seed`` and the config gives none, the run's derived learner seed)."""
+    return _construct(components.get_algorithm(acfg.name), acfg, seed)
+
+
+def _construct(cls: type[Learner], acfg: AlgorithmConfig, seed: int) -> Learner:
+    params = dict(acfg.params)
+    if "seed" in cls._param_names() and "seed" not in params:
+        params["seed"] = derive_seeds(seed)["learner"]
+    return cls(**params)
+
+
+# --------------------------------------------------------------------------------------
+# Executing one run
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    status: str  # "ok", "failed", "skipped"
+    seconds: float = 0.0
+    message: str = ""
+
+
+@contextlib.contextmanager
+def _single_thread_blas() -> Iterator[None]:
+    """One BLAS thread per run: results then do not depend on --jobs.
+
+    threadpoolctl only limits libraries already loaded, and SciPy ships its own OpenBLAS,
+    so SciPy's LAPACK and every learner module are imported first."""
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so the limit covers it)
+    from threadpoolctl import threadpool_limits
+
+    components.load_all()
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def execute_run(
+    spec: RunSpec,
+    out_dir: Path,
+    data_dir: str | None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RunOutcome:
+    """Run one (stream, algorithm, seed) through its protocol; write its record atomically.
+
+    A learner that raises is a result (a failed record naming the error); data and
+    configuration problems (``UserError``) and interrupts propagate.
+    """
+    computed = compute_run(spec, data_dir, on_progress)
+    write_computed(out_dir, computed)
+    return computed.outcome
+
+
+@dataclass
+class ComputedRun:
+    """A run's record (and predictions), computed but not yet written: what a remote
+    worker returns to the client, which writes it with :func:`write_computed`."""
+
+    record: dict[str, Any]
+    outcome: RunOutcome
+    arrays: dict[str, np.ndarray] | None = None
+
+
+def write_computed(out_dir: Path, computed: ComputedRun) -> None:
+    """Write a computed run atomically: predictions first, then the record (which marks
+    the run complete)."""
+    path = records.record_path(out_dir, computed.outcome.run_id)
+    if computed.arrays:
+        records.atomic_write_npz(path.with_suffix(".pred.npz"), **computed.arrays)
+    records.atomic_write_json(path, computed.record)
+
+
+def base_record(spec: RunSpec) -> dict[str, Any]:
+    """The fields of a run record that do not depend on its result."""
+    return {
+        "schema_version": records.SCHEMA_VERSION,
+        "complete": True,
+        "digest": spec.digest,
+        "run_id": spec.run_id,
+        "experiment": spec.experiment,
+        "stream": spec.stream.label,
+        "algorithm": spec.algorithm.label,
+        "seed": spec.seed,
+        "derived_seeds": derive_seeds(spec.seed),
+        "spec": spec.identity(),
+        "versions": records.package_versions(),
+        "git_commit": records.git_commit(),
+    }
+
+
+def compute_run(
+    spec: RunSpec,
+    data_dir: str | None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ComputedRun:
+    """Compute one run's record without writing anything (see :func:`execute_run`).
+
+    Everything the learner's own code does — its construction, ``repr``, warm-up, the run,
+    ``model_bytes``, its counters, the memory pass — is guarded: whatever it raises, any
+    ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` of its own, ...), is this
+    run's failure (:mod:`~streamlearn.evaluation.failures`). A real Ctrl-C still
+    interrupts; preparing the data (a ``UserError``) is not the learner's and propagates.
+    """
+    t_start = time.perf_counter()
+    record = base_record(spec)
+    ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
+                     chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress,
+                     keep_predictions=spec.save_predictions)
+    with _single_thread_blas():
+        protocol = spec.make_protocol()
+        prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
+    record["stream_info"] = prepared.info
+    cls = components.get_algorithm(spec.algorithm.name)
+    cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
+    with SigintWatch() as sigint:
+        try:
+            with _single_thread_blas():
+                fields, arrays = _run_learner(spec, cls, protocol, prepared, ctx, record)
+        except BaseException as exc:
+            if sigint.seen:  # a real Ctrl-C, whatever the learner made of it
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            error = describe_failure(exc, cls.__name__)
+            record.update(status="failed", error=error,
+                          traceback=traceback.format_exc(limit=8))
+            return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                                  time.perf_counter() - t_start, error))
+        finally:
+            if os.getcwd() != cwd:
+                os.chdir(cwd)
+        if sigint.seen:  # the learner swallowed the Ctrl-C's KeyboardInterrupt
+            raise KeyboardInterrupt
+    record.update(fields)
+    return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
+                       arrays)
+
+
+def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
+                 prepared: PreparedData, ctx: RunContext, record: dict[str, Any],
+                 ) -> tuple[dict[str, Any], dict[str, np.ndarray] | None]:
+    """The part of a run that executes the learner's code: the record's result fields and
+    the arrays to save. Sets ``record["learner"]`` as soon as it is known."""
+    learner = _construct(cls, spec.algorithm, spec.seed)
+    record["learner"] = str(repr(learner))
+    protocol.check_data(type(learner), prepared)
+    protocol.warm_up(learner, prepared)
+    cpu0 = time.process_time()
+    result = protocol.run(learner, prepared, ctx)
+    cpu_seconds = time.process_time() - cpu0
+    fields: dict[str, Any] = dict(
+        status="ok",
+        metrics=result.metrics,
+        metric_info={m: components.get_metric(m).display_info() for m in result.metrics},
+        curves=result.curves,
+        curve_axis=result.curve_axis,
+        # CPU time of the process during the timed run (what a cluster bills; on a loaded
+        # machine the protocol's wall-clock times are longer)
+        timing=({**result.timing, "process_cpu_seconds": cpu_seconds}
+                if isinstance(result.timing, dict) else result.timing),
+        **result.notes,
+    )
+    fields["memory"] = {
+        "model_bytes": int(learner.model_bytes()),
+        # high-water mark of the whole process (a worker may have run other runs before)
+        "process_peak_rss_bytes": _peak_rss_bytes(),
+    }
+    if spec.memory_profile:
+        fresh = _construct(cls, spec.algorithm, spec.seed)
+        fields["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
+    fields["learner_counters"] = learner_counters(learner)
+    arrays = dict(result.arrays) if spec.save_predictions and result.arrays else None
+    return fields, arrays
+
+
+def learner_counters(learner: Any) -> dict[str, int | float]:
+    """Scalar learned state (attributes ending in ``_``, e.g. I-BLS's branch counts or
+    Cholesky retries), recorded for diagnosis."""
+    out: dict[str, int | float] = {}
+    for name, value in vars(learner).items():
+        if name.endswith("_") and not name.startswith("_"):
+            if isinstance(value, bool | np.bool_):
+                continue
+            if isinstance(value, int | float | np.integer | np.floating):
+                out[name] = value.item() if isinstance(value, np.generic) else value
+    return out
+
+
+def _peak_rss_bytes() -> int | None:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+_WATCHDOG_STARTED = False
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """In a worker process: exit as soon as the parent process is gone (e.g. ``kill -9``);
+    loky would otherwise keep an idle worker alive for minutes."""
+    global _WATCHDOG_STARTED
+    if _WATCHDOG_STARTED or os.getpid() == parent_pid:
+        return
+    _WATCHDOG_STARTED = True
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="streamlearn-parent-watchdog", daemon=True).start()
+
+
+def _execute_in_worker(spec: RunSpec, out_dir: Path, data_dir: str | None,
+                       parent_pid: int) -> RunOutcome:
+    _exit_with_parent(parent_pid)
+    return execute_run(spec, out_dir, data_dir)
+
+
+class Progress:
+    """Callbacks the runner reports to (the CLI renders them with Rich)."""
+
+    def start(self, total: int, pending: int) -> None: ...
+    def run_started(self, spec: RunSpec) -> None: ...
+    def run_progress(self, done: int, total: int) -> None: ...
+    def run_finished(self, outcome: RunOutcome) -> None: ...
+    def cluster_status(self, workers: int, running: int, queued: int) -> None: ...
+    def stop(self) -> None: ...
