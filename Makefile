@@ -92,9 +92,12 @@ test-blas-kernels: install
 	  $(BIN)/python -m pytest -q -m floatpath $$files || exit $$?; ran=" default"; fi; \
 	echo "test-blas-kernels: the float-path tests passed under:$$ran"
 
+# ruff, mypy on the core, and the import-layer contracts of pyproject.toml (no circle, no
+# import up the layers; README "How the code is laid out").
 lint: install
-	$(BIN)/ruff check streamlearn tests benchmarks
+	$(BIN)/ruff check streamlearn tests benchmarks scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Every config in configs/ in smoke mode (small cap, one repetition): proves none has rotted.
 smoke: install
