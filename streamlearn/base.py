@@ -18,7 +18,7 @@ import copy
 import inspect
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -228,15 +228,64 @@ class Base:
 # --------------------------------------------------------------------------------------
 
 
-LEARNER_TAGS: dict[str, str] = {
+#: Tags any protocol may read (a protocol introduces the others: :attr:`Protocol.introduces_tags`).
+BASE_LEARNER_TAGS: dict[str, str] = {
     "binary_only": "classifies two classes only (labels 0/1)",
     "regression": "predicts a real-valued target",
-    "needs_series": "reads a univariate time series (it keeps its own delay line)",
-    "grows_on_split": "grows its structure on a fixed train/test split, not prequentially",
     "scores": ("exposes the real-valued score of each round (before its update; its sign is "
                "the prediction): last_score_ after predict_one, chunk_scores_ after "
                "predict_learn_many"),
 }
+
+
+@dataclass(frozen=True)
+class LearnerTag:
+    """A learner tag a protocol introduces: what it says about a learner, the reason a
+    protocol that does not handle it gives when it refuses such a learner, and
+    optionally the conformance suite of such learners (``"module:function"``, a function
+    ``(cls) -> Iterator[(name, check)]`` that :mod:`streamlearn.checks` runs instead of
+    the prequential checks)."""
+
+    description: str
+    refusal: str = "use a protocol that runs such learners"
+    checks: str | None = None
+
+
+def protocol_tags() -> dict[str, LearnerTag]:
+    """The tags the registered protocols introduce (the first declaration of a tag wins)."""
+    out: dict[str, LearnerTag] = {}
+    todo = list(Protocol.__subclasses__())
+    while todo:
+        proto = todo.pop(0)
+        todo.extend(proto.__subclasses__())
+        if vars(proto).get("registry_name") is not None:  # set by register_protocol
+            for tag, declared in proto.introduces_tags.items():
+                out.setdefault(tag, declared)
+    return out
+
+
+class _LearnerTags(Mapping[str, str]):
+    """Tag -> description: :data:`BASE_LEARNER_TAGS` and the tags of registered protocols
+    (read when looked up, so a protocol registered from a user's module adds its own)."""
+
+    def _table(self) -> dict[str, str]:
+        return {**BASE_LEARNER_TAGS,
+                **{tag: d.description for tag, d in protocol_tags().items()}}
+
+    def __getitem__(self, tag: str) -> str:
+        return self._table()[tag]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return repr(self._table())
+
+
+LEARNER_TAGS: Mapping[str, str] = _LearnerTags()
 """Tags a learner may declare; protocols and the conformance checks read them."""
 
 
@@ -542,15 +591,21 @@ class Protocol(Base):
     pass under ``tracemalloc``). Its parameters come from the config's protocol block and
     are validated like a learner's (``_constraints``). The runner only plans, seeds,
     records, resumes and parallelises.
+
+    Learner tags: besides :data:`BASE_LEARNER_TAGS`, a protocol runs the tags it
+    introduces, requires or accepts, and refuses a learner tagged with what another
+    protocol introduced (so a new protocol and its tags are one module).
     """
 
     task: ClassVar[str] = "classification"
     default_metrics: ClassVar[tuple[str, ...]] = ()
     default_curve_metric: ClassVar[str] = ""
-    #: learner tags this protocol cannot run, with the reason shown to the user
-    refuses_tags: ClassVar[dict[str, str]] = {}
     #: learner tags this protocol needs (all of them)
     requires_tags: ClassVar[frozenset[str]] = frozenset()
+    #: tags it introduces (what they say, the refusal, their checks): :data:`LEARNER_TAGS`
+    introduces_tags: ClassVar[dict[str, LearnerTag]] = {}
+    #: tags another protocol introduced that this one runs too
+    accepts_tags: ClassVar[frozenset[str]] = frozenset()
     #: context entries its metrics may read (:attr:`Metric.requires`)
     provides: ClassVar[frozenset[str]] = frozenset({"X"})
 
@@ -560,9 +615,13 @@ class Protocol(Base):
             return (f"it is a {learner_cls.task} learner and this protocol needs a "
                     f"{self.task} learner")
         tags = learner_cls.all_tags()
-        for tag, why in self.refuses_tags.items():
-            if tag in tags:
-                return f"it is tagged {tag!r} ({LEARNER_TAGS.get(tag, tag)}): {why}"
+        # a tag another protocol introduced asks for that protocol (or one accepting it)
+        runs = set(self.introduces_tags) | self.requires_tags | self.accepts_tags
+        introduced = protocol_tags()
+        for tag in sorted(tags - runs):
+            if tag in introduced:
+                declared = introduced[tag]
+                return f"it is tagged {tag!r} ({declared.description}): {declared.refusal}"
         missing = sorted(self.requires_tags - tags)
         if missing:
             return f"this protocol needs learners tagged {', '.join(map(repr, missing))}"

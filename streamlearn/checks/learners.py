@@ -1,26 +1,26 @@
-"""Conformance checks every registered learner must pass (River's ``checks`` idea).
+"""The prequential conformance suite: what a learner run test-then-train must do (River's
+``checks`` idea).
 
-``yield_checks(cls)`` yields ``(name, check)`` pairs chosen by the learner's task and tags
-(a binary-only learner is checked on a two-class stream, a regressor on a linear target,
-a series learner on an AR(2) series); each check takes a learner class and a
-parameter dict and raises ``AssertionError`` on failure. ``tests/checks/test_conformance.py`` runs
-them over the whole registry, so a new learner is checked without writing a new test.
+``yield_prequential_checks(cls)`` yields ``(name, check)`` pairs chosen by the learner's
+task and tags (a binary-only learner is checked on a two-class stream, a regressor on a
+linear target, a series learner on an AR(2) series); each check takes a learner class and
+a parameter dict and raises ``AssertionError`` on failure. It is the suite of every
+learner whose tags name no other (:func:`streamlearn.checks.yield_checks` dispatches);
+``tests/checks/test_conformance.py`` runs the suites over the whole registry, so a new
+learner is checked without writing a new test.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from streamlearn.base import LEARNER_TAGS, Learner, has_predict_learn_many
-from streamlearn.interrupts import SigintWatch
+from streamlearn.base import Learner, has_predict_learn_many
+from streamlearn.checks.common import Check, described_as, n_differ
 from streamlearn.protocols.prequential_loop import PredictionError, checked_predictions
-
-Check = Callable[[type, dict[str, Any]], None]
 
 
 def _blobs(n: int, d: int, c: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -75,27 +75,8 @@ def _loop(learner: Learner, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.asarray(out)
 
 
-def _n_differ(a: Any, b: Any) -> int:
-    """How many of two equally long prediction sequences differ (NaN equals NaN)."""
-    a, b = np.asarray(a), np.asarray(b)
-    same = a == b
-    if a.dtype.kind == "f" and b.dtype.kind == "f":
-        same |= np.isnan(a) & np.isnan(b)
-    return int(a.size - np.count_nonzero(same))
-
-
-def check_has_docstring(cls: type, params: dict[str, Any]) -> None:
-    assert (cls.__doc__ or "").strip(), f"{cls.__name__} has no docstring"
-
-
-def check_params_roundtrip(cls: type, params: dict[str, Any]) -> None:
-    learner = cls(**params)
-    got = learner.get_params()
-    for k, v in params.items():
-        assert got[k] == v, f"get_params()[{k!r}] = {got[k]!r}, expected {v!r}"
-    assert learner.clone().get_params() == got
-
-
+@described_as("predict_one returns a class index 0..C-1 (an int or integral float) for "
+              "classification, a finite float for regression")
 def check_predictions_valid(cls: type, params: dict[str, Any]) -> None:
     """The same rule as ``streamlearn run`` (:func:`checked_predictions`): a class index
     ``0..C-1`` (an integral float is accepted), or a finite real target."""
@@ -114,6 +95,8 @@ def check_predictions_valid(cls: type, params: dict[str, Any]) -> None:
         raise AssertionError(str(exc)) from None
 
 
+@described_as("on an easy stream it beats the majority class (classification) or the "
+              "target's variance (regression) over the second half")
 def check_learns(cls: type, params: dict[str, Any]) -> None:
     """Better than the majority class on easy, well-separated blobs; for regression, a
     mean squared error on the second half below the target's variance there."""
@@ -127,16 +110,19 @@ def check_learns(cls: type, params: dict[str, Any]) -> None:
     assert np.mean(preds[500:] == y[500:]) > majority, "does not learn an easy stream"
 
 
+@described_as("two learners built with the same parameters (and seed) make the same "
+              "predictions")
 def check_seeded_reproducible(cls: type, params: dict[str, Any]) -> None:
     X, y, c = check_stream(cls)
     a = _loop(_make(cls, params, X.shape[1], c), X, y)
     b = _loop(_make(cls, params, X.shape[1], c), X, y)
-    n = _n_differ(a, b)
+    n = n_differ(a, b)
     assert n == 0, (f"two learners built with the same parameters (and seed) predict "
                     f"differently on {n} of {a.size} samples; draw every random number "
                     f"from a generator seeded by the learner's parameters")
 
 
+@described_as("predict_one/learn_one (and predict_learn_many) leave x and y unchanged")
 def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
     X, y, c = check_stream(cls, n=40)
     X0, y0 = X.copy(), y.copy()
@@ -148,6 +134,8 @@ def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
     assert np.array_equal(y, y0, equal_nan=True), "the learner changed y in place"
 
 
+@described_as("a pickled and unpickled learner predicts what the original does (runs in "
+              "worker processes need this)")
 def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
     X, y, c = check_stream(cls, n=60)
     learner = _make(cls, params, X.shape[1], c)
@@ -155,11 +143,13 @@ def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
     copy = pickle.loads(pickle.dumps(learner))
     a = [learner.predict_one(X[i]) for i in range(40, 60)]
     b = [copy.predict_one(X[i]) for i in range(40, 60)]
-    n = _n_differ(a, b)
+    n = n_differ(a, b)
     assert n == 0, (f"a pickled and unpickled copy predicts differently from the original "
                     f"on {n} of {len(a)} samples; pickling must keep all of the state")
 
 
+@described_as("predict_learn_many over chunks gives exactly the predictions of the "
+              "predict_one/learn_one loop")
 def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
     """``predict_learn_many`` over chunks ≡ the per-sample loop (identical predictions)."""
     X, y, c = check_stream(cls, n=150)
@@ -169,11 +159,13 @@ def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
                            for s in range(0, X.shape[0], 37)])
     assert many.shape == loop.shape, (f"predict_learn_many returned {many.size} predictions "
                                       f"for {loop.size} samples")
-    n = _n_differ(loop, many)
+    n = n_differ(loop, many)
     assert n == 0, (f"predict_learn_many predicts differently from the predict_one/learn_one "
                     f"loop on {n} of {loop.size} samples")
 
 
+@described_as("(tagged scores) last_score_ is finite with the sign of the prediction, and "
+              "chunk_scores_ of predict_learn_many equal it")
 def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
     """A learner tagged ``scores``: ``last_score_`` after each ``predict_one`` is finite, its
     sign is the prediction (class 1 above 0, class 0 below), and ``chunk_scores_`` after
@@ -196,7 +188,7 @@ def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
             many.predict_learn_many(X[st:st + 37], y[st:st + 37])  # type: ignore[attr-defined]
             fused.append(np.array(many.chunk_scores_, dtype=np.float64))  # type: ignore[attr-defined]
         fused_s = np.concatenate(fused)
-        n = _n_differ(s, fused_s)
+        n = n_differ(s, fused_s)
         if n:
             gap = float(np.nanmax(np.abs(fused_s - s))) if fused_s.shape == s.shape else np.nan
             raise AssertionError(
@@ -207,22 +199,9 @@ def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
                 f"between CPUs in how they round sums")
 
 
-def check_tags_known(cls: type, params: dict[str, Any]) -> None:
-    unknown = set(cls.all_tags()) - set(LEARNER_TAGS)
-    assert not unknown, f"unknown tags {sorted(unknown)}; known: {sorted(LEARNER_TAGS)}"
-    if "binary_only" in cls.all_tags():
-        assert cls.task == "classification", "binary_only on a non-classifier"
-
-
-def yield_checks(cls: type) -> Iterator[tuple[str, Check]]:
-    """The checks that apply to a learner class, chosen by its task and tags. A learner
-    that grows on a fixed split (``grows_on_split``) is not a prequential learner: only
-    the structural checks apply to it here; its protocol tests the rest."""
-    yield "docstring", check_has_docstring
-    yield "params_roundtrip", check_params_roundtrip
-    yield "tags_known", check_tags_known
-    if "grows_on_split" in cls.all_tags():
-        return
+def yield_prequential_checks(cls: type) -> Iterator[tuple[str, Check]]:
+    """The prequential checks that apply to a learner class, chosen by its task and tags
+    (the checks every learner passes come first: :func:`streamlearn.checks.yield_checks`)."""
     yield "predictions_valid", check_predictions_valid
     yield "learns", check_learns
     yield "seeded_reproducible", check_seeded_reproducible
@@ -232,68 +211,3 @@ def yield_checks(cls: type) -> Iterator[tuple[str, Check]]:
         yield "many_equals_loop", check_many_equals_loop
     if "scores" in cls.all_tags():
         yield "scores_consistent", check_scores_consistent
-
-
-#: What each check verifies, in words (shown by ``streamlearn check``).
-DESCRIPTIONS: dict[str, str] = {
-    "docstring": "the class has a docstring (its first line is the description in tables)",
-    "params_roundtrip": "get_params() returns the parameters it was built with, and clone() "
-                        "builds an equal learner",
-    "tags_known": "its tags are ones the protocols know",
-    "predictions_valid": "predict_one returns a class index 0..C-1 (an int or integral float) for "
-                         "classification, a finite float for regression",
-    "learns": "on an easy stream it beats the majority class (classification) or the "
-              "target's variance (regression) over the second half",
-    "seeded_reproducible": "two learners built with the same parameters (and seed) make the "
-                           "same predictions",
-    "inputs_not_mutated": "predict_one/learn_one (and predict_learn_many) leave x and y "
-                          "unchanged",
-    "pickle_roundtrip": "a pickled and unpickled learner predicts what the original does "
-                        "(runs in worker processes need this)",
-    "many_equals_loop": "predict_learn_many over chunks gives exactly the predictions of "
-                        "the predict_one/learn_one loop",
-    "scores_consistent": "(tagged scores) last_score_ is finite with the sign of the "
-                         "prediction, and chunk_scores_ of predict_learn_many equal it",
-}
-
-
-@dataclass
-class CheckResult:
-    """Outcome of one conformance check on one parameter set."""
-
-    check: str
-    params: dict[str, Any]
-    ok: bool
-    message: str = ""
-
-
-def run_checks(cls: type, params: dict[str, Any] | None = None) -> list[CheckResult]:
-    """Every check of :func:`yield_checks` on every ``_test_params()`` set of ``cls`` (or
-    on ``params`` alone, when given); a failing or raising check is a result (its message
-    says what went wrong), not an exception."""
-    out: list[CheckResult] = []
-    try:
-        param_sets = ([dict(params)] if params is not None
-                      else [dict(p) for p in cls._test_params()])
-    except Exception as exc:
-        return [CheckResult("test_params", {}, False, f"_test_params() raised "
-                            f"{type(exc).__name__}: {exc}")]
-    for params in param_sets:
-        if "seed" in cls._param_names() and "seed" not in params:
-            params["seed"] = 0
-        for name, check in yield_checks(cls):
-            with SigintWatch() as interrupt:
-                try:
-                    check(cls, params)
-                except AssertionError as exc:
-                    out.append(CheckResult(name, params, False,
-                                           str(exc).strip().split("\n")[0]
-                                           or "assertion failed"))
-                except BaseException as exc:  # SystemExit, its own KeyboardInterrupt, ...
-                    if interrupt.seen:  # a real Ctrl-C stops the checks
-                        raise
-                    out.append(CheckResult(name, params, False,
-                                           f"raised {type(exc).__name__}: {exc}"))
-                else:
-                    out.append(CheckResult(name, params, True))
-    return out

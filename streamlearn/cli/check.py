@@ -20,14 +20,17 @@ def check(
 ) -> None:
     """Run the conformance checks on a learner and say, in words, what fails.
 
-    The checks are the ones every built-in learner passes (streamlearn.checks.learners): valid
-    predictions, learning an easy stream, reproducibility, inputs left unchanged, pickling,
-    and predict_learn_many equal to the per-sample loop. Exit code 1 when any fails.
+    The checks are the ones every built-in learner passes, chosen by the learner's tags
+    (streamlearn.checks): for a prequential learner valid predictions, learning an easy
+    stream, reproducibility, inputs left unchanged, pickling, and predict_learn_many equal
+    to the per-sample loop; for a node-incremental learner (tagged grows_on_split) the
+    weights' shapes, the ridge solution, reproducibility, pickling, failures and capacity.
+    Exit code 1 when any fails.
     """
     from rich.text import Text
 
     from streamlearn import components
-    from streamlearn.checks.learners import DESCRIPTIONS, run_checks
+    from streamlearn.checks import run_checks
 
     cls = components.get_algorithm(learner)
     params = None
@@ -57,7 +60,7 @@ def check(
     results = run_checks(cls, params)
     n_param_sets = len({repr(r.params) for r in results})
     for r in results:
-        what = DESCRIPTIONS.get(r.check, r.check)
+        what = r.description or r.check
         params = f" with {r.params}" if r.params and n_param_sets > 1 else ""
         if r.ok:
             console.print(Text.assemble(("PASS ", "green"), f"{r.check}{params}: {what}"))

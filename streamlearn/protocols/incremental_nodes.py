@@ -38,6 +38,7 @@ import numpy as np
 from streamlearn.base import (
     Interval,
     Learner,
+    LearnerTag,
     MetricContext,
     Options,
     PreparedData,
@@ -154,6 +155,12 @@ class IncrementalNodesProtocol(Protocol):
     default_metrics = ("update_accuracy", "max_update_accuracy", "initial_accuracy")
     default_curve_metric = "update_accuracy"
     requires_tags = frozenset({"grows_on_split"})
+    introduces_tags: ClassVar[dict[str, LearnerTag]] = {
+        "grows_on_split": LearnerTag(
+            "grows its structure on a fixed train/test split, not prequentially",
+            refusal="it grows on a fixed train/test split; use a split protocol",
+            checks="streamlearn.checks.node_learners:yield_node_checks"),
+    }
     provides = frozenset({"update_accuracy"})
     _constraints: ClassVar[dict[str, Any]] = {
         "windows": Interval(1, None, integer=True),

@@ -97,11 +97,6 @@ class PrequentialProtocol(Protocol):
     samples ``< k``, then learnt. Subclasses fix ``task`` (and may add preparation steps
     by overriding :meth:`prepare`)."""
 
-    refuses_tags: ClassVar[dict[str, str]] = {
-        "needs_series": "it reads a time series; use a time-series protocol",
-        "grows_on_split": "it grows on a fixed train/test split; use a split protocol",
-    }
-
     def __init__(self) -> None:
         self._validate_params()
 

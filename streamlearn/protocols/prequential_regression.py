@@ -22,6 +22,7 @@ import numpy as np
 from streamlearn.base import (
     Interval,
     Learner,
+    LearnerTag,
     MetricContext,
     PreparedData,
     RunContext,
@@ -75,8 +76,10 @@ class PrequentialSeriesRegression(PrequentialProtocol):
     task: ClassVar[str] = "regression"
     default_metrics: ClassVar[tuple[str, ...]] = ("mse", "mae")
     default_curve_metric: ClassVar[str] = "mse"
-    refuses_tags: ClassVar[dict[str, str]] = {
-        "grows_on_split": "it grows on a fixed train/test split; use a split protocol",
+    introduces_tags: ClassVar[dict[str, LearnerTag]] = {
+        "needs_series": LearnerTag(
+            "reads a univariate time series (it keeps its own delay line)",
+            refusal="it reads a time series; use a time-series protocol"),
     }
     provides: ClassVar[frozenset[str]] = frozenset(
         {"X", "series", "lags", "intercept", "regret_max_samples"})

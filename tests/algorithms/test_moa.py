@@ -19,7 +19,7 @@ import yaml
 from streamlearn import components
 from streamlearn.algorithms.external import moa_baselines
 from streamlearn.algorithms.external.moa_baselines import MOAClassifier, moa_unavailable_reason
-from streamlearn.checks.learners import run_checks
+from streamlearn.checks import run_checks
 from tests.cli_helpers import cli_exit_code as _cli
 
 REASON = moa_unavailable_reason()

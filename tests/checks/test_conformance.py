@@ -11,7 +11,7 @@ import streamlearn.algorithms
 import streamlearn.datasets
 from streamlearn import components, registry
 from streamlearn.base import Learner, Stream
-from streamlearn.checks.learners import yield_checks
+from streamlearn.checks import yield_checks
 
 components.load_all()
 

@@ -238,7 +238,8 @@ def test_runner_records_regret_for_a_forks_learner(tmp_path, monkeypatch, capsys
 
 def test_conformance_check_catches_inconsistent_scores() -> None:
     from streamlearn.algorithms.kernel.forks_baselines import RBP
-    from streamlearn.checks.learners import check_scores_consistent, yield_checks
+    from streamlearn.checks import yield_checks
+    from streamlearn.checks.learners import check_scores_consistent
 
     params = next(iter(RBP._test_params()))
     assert "scores_consistent" in dict(yield_checks(RBP))

@@ -1,10 +1,14 @@
 """Protocols, learners, streams and metrics registered from outside the package run end to
 end through `streamlearn run` without any change to the runner: a toy prequential
-regression protocol and a toy protocol that grows a network on a fixed train/test split."""
+regression protocol (it runs the series learners another protocol introduced), and a toy
+protocol that grows a network on a fixed train/test split and introduces its own learner
+tag, with that tag's conformance suite, in this module alone: the other protocols refuse
+its learners, and `streamlearn check` runs its suite on them."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -14,8 +18,10 @@ import yaml
 
 from streamlearn import components, registry
 from streamlearn.base import (
+    LEARNER_TAGS,
     Interval,
     Learner,
+    LearnerTag,
     Metric,
     MetricContext,
     PreparedData,
@@ -26,7 +32,8 @@ from streamlearn.base import (
     Stream,
     StreamInfo,
 )
-from streamlearn.checks.learners import yield_checks
+from streamlearn.checks import run_checks, yield_checks
+from streamlearn.checks.common import Check, described_as
 from streamlearn.protocols.preparation import prepare_stream, shift_target, train_test_split
 from streamlearn.protocols.prequential_classification import checkpoint_positions, score_curves
 from tests.cli_helpers import run_cli
@@ -80,6 +87,8 @@ class ToyRegressionProtocol(Protocol):
     task = "regression"
     default_metrics = ("mse",)
     default_curve_metric = "mse"
+    #: it feeds x_t alone, so it runs the series learners of prequential-regression too
+    accepts_tags = frozenset({"needs_series"})
     _constraints: ClassVar[dict] = {"horizon": Interval(1, None, integer=True)}
 
     def __init__(self, *, horizon: int = 1) -> None:
@@ -113,7 +122,7 @@ class GrowingCentroids(Learner):
     """Adds one class-centroid 'node' per step from the training split (a stand-in for a
     network that grows on a fixed split)."""
 
-    tags = frozenset({"grows_on_split"})
+    tags = frozenset({"adds_centroids"})
 
     def __init__(self, *, seed: int | None = None) -> None:
         self.seed = seed
@@ -155,7 +164,13 @@ class ToySplitProtocol(Protocol):
     task = "classification"
     default_metrics = ("test_accuracy_per_update",)
     default_curve_metric = "test_accuracy_per_update"
-    requires_tags = frozenset({"grows_on_split"})
+    requires_tags = frozenset({"adds_centroids"})
+    introduces_tags: ClassVar[dict[str, LearnerTag]] = {
+        "adds_centroids": LearnerTag(
+            "grows by one class centroid per training sample of a fixed split",
+            refusal="it adds centroids on a fixed split; use the toy-split protocol",
+            checks=f"{__name__}:yield_centroid_checks"),
+    }
     provides = frozenset({"X", "test_accuracy"})
     _constraints: ClassVar[dict] = {"n_test": Interval(1, None, integer=True)}
 
@@ -186,6 +201,29 @@ class ToySplitProtocol(Protocol):
                                  "per_sample_learn_seconds": float("nan")})
 
 
+@described_as("after one sample of each class, it predicts the class of each sample added")
+def check_predicts_added_samples(cls: type, params: dict) -> None:
+    learner = cls(**params)
+    learner.reset(2, 2)
+    X = np.array([[0.0, 0.0], [5.0, 5.0]])
+    for x, y in zip(X, (0, 1), strict=True):
+        learner.add_node(x, y)
+    pred = learner.predict_many(X).tolist()
+    assert pred == [0, 1], f"predicted {pred} for the samples of classes [0, 1]"
+
+
+def yield_centroid_checks(cls: type) -> Iterator[tuple[str, Check]]:
+    """The conformance suite of learners tagged ``adds_centroids`` (named by the tag)."""
+    yield "predicts_added_samples", check_predicts_added_samples
+
+
+class SwappedCentroids(GrowingCentroids):
+    """Adds each sample to the other class's centroid (fails the toy suite)."""
+
+    def add_node(self, x: np.ndarray, y: int) -> None:
+        super().add_node(x, 1 - y)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _registered():
     """Register the toy components the way a user's own module would, then remove them."""
@@ -204,8 +242,9 @@ def _registered():
     for _, name, register, obj in added:
         register(name)(obj)
     yield
-    for table, name, _, _ in added:
+    for table, name, _, obj in added:
         table.pop(name, None)
+        del obj.registry_name  # unregistered: its tags leave LEARNER_TAGS
 
 
 def _run(tmp_path: Path, cfg: dict, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -257,13 +296,43 @@ def test_toy_split_protocol_runs_end_to_end(tmp_path, capsys):
 
 
 def test_protocols_refuse_learners_by_tag(tmp_path, capsys):
+    """Every other protocol refuses a learner tagged with what toy-split introduced, in the
+    words toy-split declared (no other protocol names the tag); toy-split refuses learners
+    without it, and the tags other protocols introduced."""
     cfg = {"name": "mismatch", "streams": [{"name": "sea", "params": {"n_samples": 300}}],
            "algorithms": [{"name": "growing_centroids"}]}
-    rc, text = _run(tmp_path, cfg, capsys)
-    assert rc == 2 and "grows_on_split" in text
+    refusal = ("cannot run algorithm 'growing_centroids': it is tagged 'adds_centroids' "
+               "(grows by one class centroid per training sample of a fixed split): it adds "
+               "centroids on a fixed split; use the toy-split protocol")
+    for protocol in ("prequential-classification", "incremental-nodes"):
+        rc, text = _run(tmp_path, {**cfg, "protocol": protocol}, capsys)
+        assert rc == 2 and refusal in " ".join(text.split()), text
     cfg = {**cfg, "protocol": "toy-split", "algorithms": [{"name": "rls"}]}
     rc, text = _run(tmp_path, cfg, capsys)
-    assert rc == 2 and "needs learners tagged 'grows_on_split'" in " ".join(text.split())
+    assert rc == 2 and "needs learners tagged 'adds_centroids'" in " ".join(text.split())
+    cfg = {**cfg, "algorithms": [{"name": "bls_chol2"}]}
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 2 and ("it is tagged 'grows_on_split' (grows its structure on a fixed "
+                        "train/test split, not prequentially): it grows on a fixed "
+                        "train/test split; use a split protocol") in " ".join(text.split())
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_protocol_runs_only_the_tags_it_introduces_requires_or_accepts():
+    class Strict(ToyRegressionProtocol):
+        accepts_tags = frozenset()
+
+    assert ToyRegressionProtocol().incompatibility(LastValue) is None
+    assert Strict().incompatibility(LastValue) == (
+        "it is tagged 'needs_series' (reads a univariate time series (it keeps its own "
+        "delay line)): it reads a time series; use a time-series protocol")
+
+
+def test_registered_protocols_declare_the_learner_tags():
+    assert LEARNER_TAGS["adds_centroids"] == ("grows by one class centroid per training "
+                                              "sample of a fixed split")
+    assert {"binary_only", "regression", "scores", "needs_series", "grows_on_split"} <= set(
+        LEARNER_TAGS)
 
 
 def test_protocol_parameters_are_validated(tmp_path, capsys):
@@ -285,10 +354,25 @@ def test_conformance_checks_follow_tags(cls):
     names = [n for n, _ in yield_checks(cls)]
     for _name, check in yield_checks(cls):
         check(cls, {})
-    if cls is GrowingCentroids:
-        assert "learns" not in names  # not a prequential learner
+    if cls is GrowingCentroids:  # the suite its protocol named, not the prequential one
+        assert names == ["docstring", "params_roundtrip", "tags_known",
+                         "predicts_added_samples"]
     else:
         assert "learns" in names
+
+
+def test_check_command_runs_the_suite_a_plugin_protocol_names(capsys):
+    rc, text = run_cli(["check", "growing_centroids"], capsys)
+    out = " ".join(text.split())
+    assert rc == 0, out
+    assert ("PASS predicts_added_samples: after one sample of each class, it predicts the "
+            "class of each sample added") in out
+    assert "growing_centroids: 4 of 4 checks passed." in out
+    rc, text = run_cli(["check", f"{__name__}:SwappedCentroids"], capsys)
+    out = " ".join(text.split())
+    assert rc == 1 and "FAIL predicts_added_samples" in out
+    assert "problem: predicted [1, 0] for the samples of classes [0, 1]" in out
+    assert [r.ok for r in run_checks(SwappedCentroids)] == [True, True, True, False]
 
 
 def test_shift_target_predicts_the_next_value():
