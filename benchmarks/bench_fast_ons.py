@@ -31,7 +31,8 @@ from streamlearn.algorithms.series.ogd_series import OGDSeries
 from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.base import PreparedData, RunContext
 from streamlearn.datasets.synthetic_series import SpeechLikeSeries
-from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression, tile
+from streamlearn.protocols.preparation import tile
+from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 
 
 def _learner(name: str, M: int):

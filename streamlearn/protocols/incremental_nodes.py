@@ -4,9 +4,10 @@ train/test split (Ridge-BLS paper, Zhu, arXiv 1911.04872, Algorithm 1 and Sec. V
 Not prequential: the training set is fixed and the *network* grows. One run = one
 simulation of one output-weight algorithm at one ``λ``:
 
-1. :func:`prepare_split` — the official train/test split of the dataset (MNIST 60,000 /
-   10,000; small NORB 24,300 / 24,300), or the last ``n_test`` rows of a stream without
-   one; a stream ``max_samples`` caps both parts (smoke runs);
+1. the shared preparation (:func:`~streamlearn.protocols.preparation.prepare_stream`,
+   :meth:`IncrementalNodesProtocol.preparation`) — the official train/test split of the
+   dataset (MNIST 60,000 / 10,000; small NORB 24,300 / 24,300), or the last ``n_test``
+   rows of a stream without one; a stream ``max_samples`` caps both parts (smoke runs);
 2. the node generator (:mod:`streamlearn.protocols.node_generator`, seeded by the run seed, so
    every algorithm of a simulation sees the same ``A`` and ``H`` blocks) draws the
    initial network, the learner initialises on it (Algorithm 1, row 12), then every update
@@ -27,10 +28,8 @@ last), ``max_update_accuracy`` (max over updates, ignoring NA: Fig. 1) and
 
 from __future__ import annotations
 
-import json
 import time
 import tracemalloc
-from collections import OrderedDict
 from typing import Any, ClassVar
 
 import numpy as np
@@ -48,78 +47,15 @@ from streamlearn.base import (
     UserError,
 )
 from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
-from streamlearn.protocols.preparation import build_stream, cap, derive_seeds, train_test_split
+from streamlearn.protocols.preparation import Preparation, derive_seeds, prepare_stream
 from streamlearn.protocols.prequential_classification import score_curves
 from streamlearn.protocols.prequential_loop import checked_predictions, read_only
 from streamlearn.registry import register_protocol
 
-__all__ = ["IncrementalNodesProtocol", "prepare_split"]
+__all__ = ["IncrementalNodesProtocol"]
 
 #: the documented scaled MNIST default (spec §4.4), named in the out-of-memory message
 SCALED_CONFIG = "configs/ridge_bls/mnist_tables.yaml"
-
-
-# --------------------------------------------------------------------------- preparation
-
-_CACHE: OrderedDict[str, PreparedData] = OrderedDict()
-
-
-def prepare_split(scfg: Any, seed: int, data_dir: str | None, split: str,
-                  n_test: int) -> PreparedData:
-    """Training inputs/labels in ``X``/``y`` and the test part in ``extra`` (``X_test``,
-    ``y_test``). ``split="official"``: the dataset's own train/test parts (streams with a
-    ``part`` parameter); ``"holdout"``: the last ``n_test`` rows after the per-seed
-    shuffle. ``max_samples`` caps each part. Cached per process (two entries)."""
-    key = json.dumps([scfg.to_dict(), split, n_test, data_dir,
-                      seed if split == "holdout" else None], sort_keys=True, default=str)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    if scfg.normalize != "none":
-        raise UserError(f"Stream {scfg.label!r}: the 'incremental-nodes' protocol z-scores "
-                        "every sample itself (BLS preprocessing); set normalize: none.")
-    stream = build_stream(scfg, seed, data_dir)
-    steps = []
-    if split == "official":
-        if "part" not in type(stream)._param_names():
-            raise UserError(f"Stream {scfg.label!r} ({scfg.name}) has no official train/"
-                            "test split; use protocol params split: holdout, n_test: N.")
-        params = {k: v for k, v in stream.get_params().items() if k != "part"}
-        parts = []
-        for part in ("train", "test"):
-            s = type(stream)(**params, part=part)
-            s.check_available()
-            parts.append((s, *s.to_arrays()))
-        (train, Xtr, ytr), (_, Xte, yte) = parts
-        info = train.info()
-        steps.append("official train/test split")
-    else:
-        stream.check_available()
-        X, y = stream.to_arrays()
-        info = stream.info()
-        perm = np.random.default_rng(derive_seeds(seed)["order"]).permutation(X.shape[0])
-        Xtr, ytr, Xte, yte = train_test_split(X[perm], y[perm], n_test)
-        steps.append(f"shuffled per seed; last {n_test} samples held out")
-    if scfg.max_samples is not None:
-        Xtr, ytr = cap(Xtr, ytr, scfg.max_samples)
-        Xte, yte = cap(Xte, yte, scfg.max_samples)
-        steps.append(f"first {scfg.max_samples} samples of each part")
-    n_classes = int(max(ytr.max(), yte.max())) + 1
-    info_dict = {
-        "name": scfg.name, "label": scfg.label, "task": "classification",
-        "n_samples": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]),
-        "n_features": int(Xtr.shape[1]), "n_classes": n_classes,
-        "source": info.source, "loader_preprocessing": list(info.preprocessing),
-        "runner_preprocessing": steps, "substitute_for": info.substitute_for,
-    }
-    prepared = PreparedData(X=np.ascontiguousarray(Xtr, dtype=np.float64), y=ytr,
-                            info=info_dict, n_classes=n_classes,
-                            extra={"X_test": np.ascontiguousarray(Xte, dtype=np.float64),
-                                   "y_test": yte})
-    _CACHE[key] = prepared
-    while len(_CACHE) > 2:
-        _CACHE.popitem(last=False)
-    return prepared
 
 
 def _bytes(n: float) -> str:
@@ -209,6 +145,14 @@ class IncrementalNodesProtocol(Protocol):
             update_additional=self.update_additional, shrink=self.shrink,
             sparse_lam=self.sparse_lam, sparse_iters=self.sparse_iters)
 
+    def preparation(self) -> Preparation:
+        """The split this protocol grows the network on: the dataset's official parts in
+        their own order, or the last ``n_test`` rows after the per-seed shuffle; a stream
+        ``max_samples`` caps each part (smoke runs)."""
+        holdout = self.split == "holdout"
+        return Preparation(cap_after="split", split="holdout" if holdout else "official",
+                           n_test=self.n_test if holdout else None, shuffle=holdout)
+
     # ------------------------------------------------------------------ memory
 
     def memory_need(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
@@ -264,7 +208,11 @@ class IncrementalNodesProtocol(Protocol):
     # ------------------------------------------------------------------ steps
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-        data = prepare_split(stream_cfg, seed, data_dir, self.split, self.n_test)
+        if stream_cfg.normalize != "none":
+            raise UserError(f"Stream {stream_cfg.label!r}: the 'incremental-nodes' protocol "
+                            "z-scores every sample itself (BLS preprocessing); set "
+                            "normalize: none.")
+        data = prepare_stream(stream_cfg, seed, data_dir, self.preparation())
         info = dict(data.info)
         info["node_seed"] = derive_seeds(seed)["learner"]
         info["schedule"] = self.schedule().to_dict()

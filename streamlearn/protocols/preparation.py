@@ -1,26 +1,86 @@
 """Data preparation: from a stream entry of the config to the arrays a protocol runs on.
 
-Each step is a small function a protocol composes: :func:`build_stream` (registry name →
-stream object, with the run's derived seed and the data directory), :func:`shuffle`
-(per-seed order), :func:`cap` (first ``max_samples``), :func:`normalise` (scaling fitted
-on a declared warm-up prefix, or a declared input range), :func:`train_test_split` (a
-fixed split for protocols that grow a network on it) and :func:`shift_target` (the next
-value of a series as the target of the window that precedes it).
+One path for every protocol, :func:`prepare_stream`:
 
-:func:`prepare_stream` runs build → shuffle → cap → normalise and caches the result per
-process, so the algorithms of one (stream, seed) share one materialisation.
+1. build — registry name → stream object (:func:`build_stream`: the run's derived seed
+   for generated streams that vary per run, the data directory for file-backed ones);
+2. load — the stream's arrays, or its official train and test parts;
+3. order — the run's own random order (:func:`shuffle`) or the stream's;
+4. split — the last ``n_test`` rows held out (:func:`train_test_split`);
+5. normalise — scaling fitted on a declared warm-up prefix, or a declared input range
+   (:func:`normalise`);
+6. tile — a series repeated end to end to a set length (:func:`tile`);
+
+and **one** cap step: the stream's ``max_samples`` keeps the first ``N`` rows at the
+place the protocol declares (:attr:`Preparation.cap_after`). A protocol states what it
+needs as a :class:`Preparation` and adds only its own last step (the target shift of a
+series, :func:`shift_target`).
+
+The result, with the record's stream-info block, is cached per process (two entries), so
+the learners of one (stream, seed) share one materialisation.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import OrderedDict
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
 from streamlearn import components
-from streamlearn.base import PreparedData, UserError
+from streamlearn.base import PreparedData, StreamInfo, UserError
+
+CapAfter = Literal["order", "split", "tile"]
+
+#: the cap step as the record's ``runner_preprocessing`` names it, per position
+_CAP_STEP: dict[str, str] = {
+    "order": "first {n} samples",
+    "split": "first {n} samples of each part",
+    "tile": "first {n} values",
+}
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a protocol asks of :func:`prepare_stream` besides build → load → order →
+    normalise.
+
+    Parameters
+    ----------
+    cap_after
+        Where the stream's ``max_samples`` applies. ``"order"``: the first ``N`` samples
+        of the run's order, before normalising (the scale is fitted on them; prequential
+        classification). ``"split"``: the first ``N`` samples of each part of a split.
+        ``"tile"``: the first ``N`` values of the normalised, tiled series (the scale is
+        fitted on the whole series, and a smoke cap also bounds a tiled series).
+    split, n_test
+        ``"official"``: the dataset's own train and test parts (streams with a ``part``
+        parameter); ``"holdout"``: the last ``n_test`` rows (after the order step).
+    tile_to
+        Repeat the rows end to end (or cut them) to this many (:func:`tile`).
+    shuffle
+        The order when the config does not set ``shuffle``; ``None`` leaves it to the
+        stream (shuffled per seed unless it has a natural order).
+    """
+
+    cap_after: CapAfter = "order"
+    split: Literal["official", "holdout"] | None = None
+    n_test: int | None = None
+    tile_to: int | None = None
+    shuffle: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.cap_after not in _CAP_STEP:
+            raise ValueError(f"cap_after must be one of {sorted(_CAP_STEP)}")
+        if self.cap_after == "split" and self.split is None:
+            raise ValueError("cap_after='split' needs a split")
+        if self.split == "holdout" and self.n_test is None:
+            raise ValueError("a holdout split needs n_test")
+        if self.split is not None and self.tile_to is not None:
+            raise ValueError("a tiled series has no train/test split")
 
 
 def derive_seeds(seed: int) -> dict[str, int]:
@@ -31,14 +91,19 @@ def derive_seeds(seed: int) -> dict[str, int]:
             for n, c in zip(names, children, strict=True)}
 
 
+def _stream_takes_run_seed(cls: Any, scfg: Any) -> bool:
+    """Whether :func:`build_stream` gives the stream the run's derived seed."""
+    reseed = cls.reseed_per_run if scfg.reseed is None else scfg.reseed
+    return bool(reseed) and "seed" in cls._param_names() and "seed" not in scfg.params
+
+
 def build_stream(scfg: Any, seed: int, data_dir: str | None) -> Any:
     """The stream object of a config entry; generated streams that vary per run get the
     run's derived stream seed, file-backed streams the data directory."""
     cls = components.get_stream(scfg.name)
     params = dict(scfg.params)
     names = cls._param_names()
-    reseed = cls.reseed_per_run if scfg.reseed is None else scfg.reseed
-    if reseed and "seed" in names and "seed" not in params:
+    if _stream_takes_run_seed(cls, scfg):
         params["seed"] = derive_seeds(seed)["stream"]
     if getattr(cls, "needs_data", False) and "data_dir" in names and "data_dir" not in params:
         params["data_dir"] = data_dir
@@ -108,6 +173,15 @@ def train_test_split(
     return X[: n - n_test], y[: n - n_test], X[n - n_test:], y[n - n_test:]
 
 
+def tile(X: np.ndarray, n: int) -> np.ndarray:
+    """The rows of ``X`` (the values of a series) repeated end to end and cut to ``n``,
+    for timing studies on series longer than the data (the Fast-ONS paper's Fig. 1a runs
+    5e7 samples)."""
+    if n <= X.shape[0]:
+        return X[:n]
+    return np.resize(X, (n, *X.shape[1:]))
+
+
 def shift_target(series: np.ndarray, horizon: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Inputs and targets of one-step-ahead prediction on a series: at step ``t`` the
     learner holds ``x_1..x_t`` and predicts ``x_{t+horizon}``. Returns the views
@@ -120,59 +194,157 @@ def shift_target(series: np.ndarray, horizon: int = 1) -> tuple[np.ndarray, np.n
     return series[:-horizon], series[horizon:]
 
 
+# --------------------------------------------------------------------------- the path
+
+Parts = list[tuple[np.ndarray, np.ndarray]]
+
 _CACHE: OrderedDict[str, PreparedData] = OrderedDict()
 _CACHE_SIZE = 2
 
 
-def prepare_stream(scfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-    """Build, shuffle (per seed), cap and normalise a stream; cached per process."""
-    stream = build_stream(scfg, seed, data_dir)
-    # a file stream's content is part of the key: a file changed since (a worker process
-    # that outlives an experiment, a test) is read again, never served from the cache
-    content_key = getattr(stream, "content_key", None)
-    key = json.dumps([scfg.to_dict(), seed, data_dir, content_key() if content_key else None],
-                     sort_keys=True, default=str)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    stream.check_available()
-    X, y = stream.to_arrays()
-    info = stream.info()
-    steps = []
-    if (not stream.natural_order) if scfg.shuffle is None else scfg.shuffle:
-        X, y = shuffle(X, y, seed)
-        steps.append("shuffled per seed")
-    if scfg.max_samples is not None and scfg.max_samples < X.shape[0]:
-        X, y = cap(X, y, scfg.max_samples)
-        steps.append(f"first {scfg.max_samples} samples")
-    if scfg.normalize != "none":
-        try:
-            X = normalise(X, scfg.normalize, scfg.normalize_warmup, scfg.normalize_range)
-        except UserError as exc:
-            raise UserError(f"Stream {scfg.label!r}: {exc}") from None
-        if scfg.normalize == "range":
-            lo, hi = scfg.normalize_range or (0.0, 1.0)
-            steps.append(f"declared range [{lo:g}, {hi:g}] mapped to [0, 1]")
-        else:
-            where = "all samples" if scfg.normalize_warmup is None else (
-                f"first {scfg.normalize_warmup} samples")
-            steps.append(f"{scfg.normalize} scaling fitted on {where}")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
-        raise UserError(f"Stream {scfg.label!r} contains NaN or infinite feature values.")
-    info_dict = {
+def _official_parts(stream: Any, scfg: Any) -> tuple[Parts, StreamInfo]:
+    """The dataset's own train and test parts, and the training part's metadata."""
+    cls = type(stream)
+    if "part" not in cls._param_names():
+        raise UserError(f"Stream {scfg.label!r} ({scfg.name}) has no official train/"
+                        "test split; use protocol params split: holdout, n_test: N.")
+    params = {k: v for k, v in stream.get_params().items() if k != "part"}
+    loaded = []
+    for part in ("train", "test"):
+        s = cls(**params, part=part)
+        s.check_available()
+        loaded.append((s, *s.to_arrays()))
+    return [(X, y) for _, X, y in loaded], loaded[0][0].info()
+
+
+def _cap_step(parts: Parts, n: int | None, where: str, steps: list[str]) -> Parts:
+    """The single cap step: the first ``n`` rows of every part, noted when it cuts."""
+    if n is None or all(X.shape[0] <= n for X, _ in parts):
+        return parts
+    steps.append(_CAP_STEP[where].format(n=n))
+    return [cap(X, y, n) for X, y in parts]
+
+
+def _stream_info(scfg: Any, info: StreamInfo, parts: Parts, n_classes: int | None,
+                 steps: list[str]) -> dict[str, Any]:
+    """The record's ``stream_info`` block: what was loaded and what the runner did."""
+    X = parts[0][0]
+    test = {"n_test": int(parts[1][0].shape[0])} if len(parts) > 1 else {}
+    return {
         "name": scfg.name,
         "label": scfg.label,
         "task": info.task,
         "n_samples": int(X.shape[0]),
+        **test,
         "n_features": int(X.shape[1]),
-        "n_classes": info.n_classes,
+        "n_classes": n_classes,
         "source": info.source,
         "loader_preprocessing": list(info.preprocessing),
         "runner_preprocessing": steps,
         "substitute_for": info.substitute_for,
     }
-    prepared = PreparedData(X=X, y=y, info=info_dict, n_classes=info.n_classes)
+
+
+def _normalise_step(parts: Parts, scfg: Any, steps: list[str]) -> Parts:
+    """The config's scaling of the rows (not with a split: it would be fitted on both)."""
+    if scfg.normalize == "none":
+        return parts
+    if len(parts) > 1:
+        raise UserError(f"Stream {scfg.label!r}: normalize is not available with a "
+                        "train/test split; set normalize: none.")
+    (X, y), = parts
+    try:
+        X = normalise(X, scfg.normalize, scfg.normalize_warmup, scfg.normalize_range)
+    except UserError as exc:
+        raise UserError(f"Stream {scfg.label!r}: {exc}") from None
+    if scfg.normalize == "range":
+        lo, hi = scfg.normalize_range or (0.0, 1.0)
+        steps.append(f"declared range [{lo:g}, {hi:g}] mapped to [0, 1]")
+    else:
+        where = "all samples" if scfg.normalize_warmup is None else (
+            f"first {scfg.normalize_warmup} samples")
+        steps.append(f"{scfg.normalize} scaling fitted on {where}")
+    return [(X, y)]
+
+
+def _tile_step(parts: Parts, n: int | None, steps: list[str]) -> Parts:
+    """The series repeated end to end (or cut) to ``n`` values."""
+    (X, y), = parts
+    rows = X.shape[0]
+    if n is None or n == rows:
+        return parts
+    steps.append(f"series of {rows} values repeated end to end to {n}" if n > rows
+                 else f"first {n} values")
+    return [(tile(X, n), tile(y, n))]
+
+
+def prepare_stream(scfg: Any, seed: int, data_dir: str | None,
+                   plan: Preparation | None = None) -> PreparedData:
+    """Build, load, order, split, normalise and tile a stream as ``plan`` asks (default:
+    build → load → order → cap → normalise), with the stream's ``max_samples`` applied
+    once, at ``plan.cap_after``; cached per process.
+
+    Returns the (training) rows in ``X``/``y``; with a split, the test part in ``extra``
+    (``X_test``, ``y_test``).
+    """
+    plan = plan or Preparation()
+    stream = build_stream(scfg, seed, data_dir)
+    if scfg.shuffle is not None:
+        shuffled = bool(scfg.shuffle)
+    else:
+        shuffled = plan.shuffle if plan.shuffle is not None else not stream.natural_order
+    # the run seed is part of the key only when the data depend on it, so the seeds of a
+    # fixed dataset in its own order share one entry. A file stream's content is part of
+    # the key: a file changed since (a worker process that outlives an experiment, a test)
+    # is read again, never served from the cache.
+    seeded = shuffled or _stream_takes_run_seed(type(stream), scfg)
+    content_key = getattr(stream, "content_key", None)
+    key = json.dumps([scfg.to_dict(), seed if seeded else None, data_dir,
+                      content_key() if content_key else None, dataclasses.asdict(plan)],
+                     sort_keys=True, default=str)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+
+    steps: list[str] = []
+    if plan.split == "official":
+        parts, info = _official_parts(stream, scfg)
+        steps.append("official train/test split")
+    else:
+        stream.check_available()
+        parts = [stream.to_arrays()]
+        info = stream.info()
+    if shuffled:
+        parts = [shuffle(X, y, seed) for X, y in parts]
+        steps.append("shuffled per seed")
+    if plan.cap_after == "order":
+        parts = _cap_step(parts, scfg.max_samples, "order", steps)
+    if plan.split == "holdout":
+        assert plan.n_test is not None  # checked by Preparation
+        Xtr, ytr, Xte, yte = train_test_split(*parts[0], plan.n_test)
+        parts = [(Xtr, ytr), (Xte, yte)]
+        steps.append(f"last {plan.n_test} samples held out")
+    if plan.cap_after == "split":
+        parts = _cap_step(parts, scfg.max_samples, "split", steps)
+    parts = _normalise_step(parts, scfg, steps)
+    parts = [(np.ascontiguousarray(X, dtype=np.float64), y) for X, y in parts]
+    if not all(np.all(np.isfinite(X)) for X, _ in parts):
+        raise UserError(f"Stream {scfg.label!r} contains NaN or infinite feature values.")
+    if plan.tile_to is not None:
+        parts = _tile_step(parts, plan.tile_to, steps)
+    if plan.cap_after == "tile":
+        parts = _cap_step(parts, scfg.max_samples, "tile", steps)
+
+    if plan.split is not None:
+        # the network's one-hot targets have one column per label of the two parts
+        n_classes: int | None = int(max(y.max() for _, y in parts)) + 1
+    else:
+        n_classes = info.n_classes
+    (X, y), extra = parts[0], {}
+    if len(parts) > 1:
+        extra = {"X_test": parts[1][0], "y_test": parts[1][1]}
+    prepared = PreparedData(X=X, y=y, info=_stream_info(scfg, info, parts, n_classes, steps),
+                            n_classes=n_classes, extra=extra)
     _CACHE[key] = prepared
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -14,7 +14,6 @@ windows.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,7 +32,7 @@ from streamlearn.components import get_metric
 from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
 from streamlearn.metrics.regression import streamed_key
 from streamlearn.metrics.regret import lag_windows
-from streamlearn.protocols.preparation import prepare_stream, shift_target
+from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import (
     WARM_UP_ROWS,
     PrequentialProtocol,
@@ -44,15 +43,7 @@ from streamlearn.protocols.prequential_classification import (
 from streamlearn.protocols.prequential_loop import read_only, run_prequential
 from streamlearn.registry import register_protocol
 
-__all__ = ["PrequentialSeriesRegression", "tile"]
-
-
-def tile(series: np.ndarray, n: int) -> np.ndarray:
-    """The series repeated end to end and cut to ``n`` values (for timing studies on
-    series longer than the data: the paper's Fig. 1a runs 5e7 samples)."""
-    if n <= series.size:
-        return series[:n]
-    return np.resize(series, n)
+__all__ = ["PrequentialSeriesRegression"]
 
 
 @register_protocol("prequential-regression")
@@ -97,33 +88,20 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         self._validate_params()
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-        """Build the series, tile it (``tile_to``), then cap it at the stream's
-        ``max_samples`` (so a smoke run's cap also bounds a tiled series), then shift the
-        target."""
-        cap = stream_cfg.max_samples
-        base = prepare_stream(dataclasses.replace(stream_cfg, max_samples=None), seed,
-                              data_dir)
-        label = base.info.get("label")
+        """The shared preparation with the series tiled to ``tile_to`` and the stream's
+        ``max_samples`` applied after tiling (the scale is fitted on the whole series, and
+        a smoke run's cap also bounds a tiled series), then the target shifted."""
+        base = prepare_stream(stream_cfg, seed, data_dir,
+                              Preparation(cap_after="tile", tile_to=self.tile_to))
         if base.info.get("task") != "regression" or base.X.shape[1] != 1:
             raise UserError(
-                f"Stream {label!r} is not a univariate series (task "
+                f"Stream {base.info.get('label')!r} is not a univariate series (task "
                 f"{base.info.get('task')!r}, {base.X.shape[1]} features): the "
                 "'prequential-regression' protocol predicts the next value of one series.")
-        series = np.ascontiguousarray(base.X[:, 0])
-        info = dict(base.info)
-        if self.tile_to is not None and self.tile_to != series.size:
-            info["runner_preprocessing"] = [
-                *info.get("runner_preprocessing", []),
-                f"series of {series.size} values repeated end to end to {self.tile_to}"
-                if self.tile_to > series.size else f"first {self.tile_to} values"]
-            series = tile(series, self.tile_to)
-        if cap is not None and cap < series.size:
-            series = series[:cap]
-            info["runner_preprocessing"] = [*info.get("runner_preprocessing", []),
-                                            f"first {cap} values"]
+        series = base.X[:, 0]
         inputs, targets = shift_target(series, 1)
-        info["n_samples"] = int(targets.size)
-        info["n_predictions"] = int(targets.size)
+        info = {**base.info, "n_samples": int(targets.size),
+                "n_predictions": int(targets.size)}
         return PreparedData(X=inputs[:, None], y=targets, info=info, n_classes=None,
                             extra={"series": series})
 

@@ -126,13 +126,14 @@ def test_bad_protocol_parameter_is_a_config_error(tmp_path, capsys):
 
 def test_mnist_official_split(data_dir):
     from streamlearn.config.validation import StreamConfig
-    from streamlearn.protocols.incremental_nodes import prepare_split
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
+    from streamlearn.protocols.preparation import prepare_stream
 
-    full = prepare_split(StreamConfig(name="mnist", label="MNIST"), 0, str(data_dir),
-                         "official", 1)
+    plan = IncrementalNodesProtocol(split="official").preparation()
+    full = prepare_stream(StreamConfig(name="mnist", label="MNIST"), 0, str(data_dir), plan)
     assert full.X.shape == (60000, 784) and full.extra["X_test"].shape == (10000, 784)
-    capped = prepare_split(StreamConfig(name="mnist", label="M", max_samples=500), 0,
-                           str(data_dir), "official", 1)
+    capped = prepare_stream(StreamConfig(name="mnist", label="M", max_samples=500), 0,
+                            str(data_dir), plan)
     assert capped.X.shape[0] == 500 and capped.extra["y_test"].shape[0] == 500
     np.testing.assert_array_equal(capped.extra["X_test"], full.extra["X_test"][:500])
 

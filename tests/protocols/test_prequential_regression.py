@@ -13,7 +13,8 @@ import yaml
 
 from streamlearn.base import Regressor, StreamInfo
 from streamlearn.config.validation import parse_config
-from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression, tile
+from streamlearn.protocols.preparation import tile
+from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 from tests.cli_helpers import run_cli
 
 

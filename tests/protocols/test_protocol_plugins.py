@@ -34,7 +34,7 @@ from streamlearn.base import (
 )
 from streamlearn.checks import run_checks, yield_checks
 from streamlearn.checks.common import Check, described_as
-from streamlearn.protocols.preparation import prepare_stream, shift_target, train_test_split
+from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import checkpoint_positions, score_curves
 from tests.cli_helpers import run_cli
 
@@ -180,10 +180,10 @@ class ToySplitProtocol(Protocol):
         self._validate_params()
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-        base = prepare_stream(stream_cfg, seed, data_dir)
-        Xtr, ytr, Xte, yte = train_test_split(base.X, base.y, self.n_test)
-        return PreparedData(X=Xtr, y=ytr, info=base.info, n_classes=base.n_classes,
-                            extra={"X_test": Xte, "y_test": yte})
+        # the shared preparation splits; the stream's max_samples caps each part
+        return prepare_stream(stream_cfg, seed, data_dir,
+                              Preparation(split="holdout", n_test=self.n_test,
+                                          cap_after="split"))
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         learner.reset(data.X.shape[1], data.n_classes)
@@ -292,7 +292,7 @@ def test_toy_split_protocol_runs_end_to_end(tmp_path, capsys):
     assert rec["status"] == "ok" and rec["curve_axis"] == "nodes added"
     curve = rec["curves"]["test_accuracy_per_update"]
     assert len(curve) == 5 and 0.5 < curve[-1] <= 1.0
-    assert rec["stream_info"]["n_samples"] == 1000
+    assert rec["stream_info"]["n_samples"] == 800 and rec["stream_info"]["n_test"] == 200
 
 
 def test_protocols_refuse_learners_by_tag(tmp_path, capsys):
