@@ -59,9 +59,9 @@ def _load_registry() -> None:
         print(f"# components.load_all failed ({exc!r}); importing BLS modules only")
         for mod in ("online_bls", "ibls", "ribls", "bls_cil"):
             try:
-                importlib.import_module(f"streamlearn.algorithms.{mod}")
+                importlib.import_module(f"streamlearn.algorithms.bls.{mod}")
             except Exception as err:
-                print(f"# cannot import streamlearn.algorithms.{mod}: {err!r}")
+                print(f"# cannot import streamlearn.algorithms.bls.{mod}: {err!r}")
 
 
 def _stream(n: int, c: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

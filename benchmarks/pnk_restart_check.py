@@ -26,7 +26,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 from streamlearn import components
-from streamlearn.algorithms.kernel.forks_baselines import PROSNKONS
+from streamlearn.algorithms.kernel.pros_n_kons import PROSNKONS
 from streamlearn.kernels.forks_budget import gauss_matrix
 
 # (dataset, sigma, rows): Table-1 german and codrna sigmas; the bench's codrna setting

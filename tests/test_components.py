@@ -389,3 +389,35 @@ def test_check_command_takes_parameters(user_dir, capsys):
     assert _cli(["check", "my_learners:Needs", "-p", "rate=0.1"]) == 1
     out = " ".join(capsys.readouterr().out.split())
     assert "PASS predictions_valid" in out and "FAIL learns" in out
+
+
+def test_a_user_learner_warm_up_runs_on_a_fresh_instance():
+    """A plain user class with ``warm_up`` gets it called on its own fresh instance, not on
+    the one the run uses (the wrapper's model stays untouched)."""
+    from streamlearn.components import _user_wrapper
+
+    calls: list[tuple[int, int]] = []
+
+    class Mine:
+        def __init__(self, seed=None):
+            self.seed = seed
+            self.seen = 0
+
+        def warm_up(self, X, y):
+            calls.append((X.shape[0], id(self)))
+
+        def predict_one(self, x):
+            return 0
+
+        def learn_one(self, x, y):
+            self.seen += 1
+
+    wrapped = _user_wrapper(Mine, "mine")(seed=1)
+    wrapped.reset(3, 2)
+    model = wrapped.model_
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] > 0).astype(np.int64)
+    wrapped.warm_up(X, y)
+    assert [n for n, _ in calls] == [50] and calls[0][1] != id(model)
+    assert model.seen == 0

@@ -1,6 +1,6 @@
 """The conformance suite of node-incremental learners (the ``grows_on_split`` learners of
 the ``incremental-nodes`` protocol, interface
-:class:`streamlearn.algorithms.bls._node_incremental.NodeIncrementalLearner`; Ridge-BLS
+:class:`streamlearn.algorithms.bls_nodes.node_incremental.NodeIncrementalLearner`; Ridge-BLS
 paper, Zhu, arXiv 1911.04872).
 
 ``yield_node_checks(cls)`` yields ``(name, check)`` pairs; each check takes the learner

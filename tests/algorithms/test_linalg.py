@@ -1,6 +1,8 @@
 """streamlearn.algorithms.linalg: NumPy's eigh/svd first, another LAPACK driver only when NumPy
 reports non-convergence (NumPy's OpenBLAS syevd failed on a benign 83 x 83 PROS-N-KONS
-dictionary Gram matrix on spambase, killing the run)."""
+dictionary Gram matrix on spambase, killing the run); the pseudo-inverse cutoff; the
+explicit inverse and in-place rank-one update of the BLS baselines; the inverse Cholesky
+factor of the Ridge-BLS learners and its failure."""
 
 from __future__ import annotations
 
@@ -8,6 +10,14 @@ import numpy as np
 import pytest
 
 from streamlearn.algorithms import linalg
+from streamlearn.algorithms.linalg import (
+    NotPositiveDefinite,
+    explicit_inverse,
+    ichol,
+    pinv,
+    rank_one_update,
+)
+from streamlearn.base import UserError
 
 
 def _spd(n: int, seed: int, cond: float) -> np.ndarray:
@@ -53,6 +63,41 @@ def test_svd_falls_back_when_numpy_fails(monkeypatch, seed):
     U, s, Vt = linalg.svd(A, full_matrices=False)
     np.testing.assert_allclose(s, s0, rtol=1e-12)
     np.testing.assert_allclose((U * s) @ Vt, A, atol=1e-12)
+
+
+def test_pinv_cutoff() -> None:
+    A = np.diag([1.0, 1e-20, 0.5])
+    np.testing.assert_allclose(pinv(A), np.diag([1.0, 0.0, 2.0]))
+
+
+def test_rank_one_update_in_place() -> None:
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(7, 5))
+    x, y = rng.normal(size=7), rng.normal(size=5)
+    original = M.copy()
+    view = M[:4]  # a C-contiguous leading block, as I-BLS uses
+    rank_one_update(view, 0.5, x[:4], y)
+    np.testing.assert_allclose(M[:4], original[:4] + 0.5 * np.outer(x[:4], y), rtol=1e-14)
+    np.testing.assert_array_equal(M[4:], original[4:])  # in place, nothing else touched
+
+
+@pytest.mark.parametrize("impl", ["numpy", "getri"])
+def test_explicit_inverse(impl: str) -> None:
+    rng = np.random.default_rng(1)
+    M = rng.normal(size=(30, 30)) + 30 * np.eye(30)
+    np.testing.assert_allclose(explicit_inverse(M, impl) @ M, np.eye(30), atol=1e-12)
+    with pytest.raises(UserError, match="singular"):
+        explicit_inverse(np.zeros((3, 3)), impl)
+
+
+def test_ichol_and_its_failure():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(30, 20))
+    S = B.T @ B + np.eye(20)
+    G = ichol(S)
+    assert np.array_equal(G, np.triu(G)) and np.allclose(G @ G.T, np.linalg.inv(S))
+    with pytest.raises(NotPositiveDefinite):
+        ichol(S - 100 * np.eye(20))
 
 
 @pytest.mark.floatpath

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from streamlearn import components, registry
-from streamlearn.algorithms.bls._node_incremental import NodeIncrementalLearner
-from streamlearn.algorithms.bls.bls_chol2 import Chol2BLS
-from streamlearn.algorithms.bls.d_rdg import DirectRidge
+from streamlearn.algorithms.bls_nodes.bls_chol2 import Chol2BLS
+from streamlearn.algorithms.bls_nodes.d_rdg import DirectRidge
+from streamlearn.algorithms.bls_nodes.node_incremental import NodeIncrementalLearner
 from streamlearn.checks import run_checks, yield_checks
 from streamlearn.checks.node_learners import direct_ridge, yield_node_checks
 from tests.cli_helpers import run_cli

@@ -237,7 +237,7 @@ def test_runner_records_regret_for_a_forks_learner(tmp_path, monkeypatch, capsys
 
 
 def test_conformance_check_catches_inconsistent_scores() -> None:
-    from streamlearn.algorithms.kernel.forks_baselines import RBP
+    from streamlearn.algorithms.kernel.rbp import RBP
     from streamlearn.checks import yield_checks
     from streamlearn.checks.learners import check_scores_consistent
 

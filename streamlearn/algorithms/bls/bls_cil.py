@@ -13,13 +13,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.algorithms.bls.linalg import (
-    INVERSE_IMPLS,
-    check_finite_weights,
-    explicit_inverse,
-    rank_one_update,
-)
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier, check_finite_weights
+from streamlearn.algorithms.linalg import INVERSE_IMPLS, explicit_inverse, rank_one_update
 from streamlearn.base import Constraint, Interval, Options
 from streamlearn.registry import register_algorithm
 
@@ -57,7 +52,7 @@ class BLSCIL(BLSClassifier):
         Weights of the different-class and same-class pair terms (paper §5.1: 0.1 each;
         the original BLS-CIL paper used 1).
     inverse
-        Inverse routine (see :func:`streamlearn.algorithms.bls.linalg.explicit_inverse`).
+        Inverse routine (see :func:`streamlearn.algorithms.linalg.explicit_inverse`).
 
     Attributes
     ----------

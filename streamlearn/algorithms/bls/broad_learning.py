@@ -59,7 +59,16 @@ from streamlearn.kernels.broad_features import (
     scores,
 )
 
-__all__ = ["BLSClassifier", "BroadFeatureMap"]
+__all__ = ["BLSClassifier", "BroadFeatureMap", "check_finite_weights"]
+
+
+def check_finite_weights(W: np.ndarray, name: str, k: int) -> None:
+    """Raise a :class:`UserError` if an update produced non-finite weights."""
+    if not np.isfinite(W).all():
+        raise UserError(
+            f"{name}: the output weights became non-finite at sample {k}; the method's "
+            "inverse/pseudo-inverse update broke down on this stream"
+        )
 
 
 class BroadFeatureMap:

@@ -16,13 +16,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.algorithms.bls.linalg import (
-    INVERSE_IMPLS,
-    check_finite_weights,
-    explicit_inverse,
-    rank_one_update,
-)
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier, check_finite_weights
+from streamlearn.algorithms.linalg import INVERSE_IMPLS, explicit_inverse, rank_one_update
 from streamlearn.base import Constraint, Interval, Options, UserError
 from streamlearn.registry import register_algorithm
 
@@ -65,7 +60,7 @@ class IBLS(BLSClassifier):
         public BLS code does — the ``O(m³)`` entry of Table 1 (slow; needs ``lam > 0``).
     inverse
         Inverse routine for ``pinv_mode="explicit"`` (see
-        :func:`streamlearn.algorithms.bls.linalg.explicit_inverse`).
+        :func:`streamlearn.algorithms.linalg.explicit_inverse`).
 
     Attributes
     ----------

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.algorithms.bls.linalg import cholesky_upper
+from streamlearn.algorithms.linalg import cholesky_upper
 from streamlearn.base import Constraint, Interval, Options, UserError
 from streamlearn.kernels.broad_features import argmax_first, scores
 from streamlearn.kernels.cholesky_update import (

@@ -15,13 +15,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.algorithms.bls.linalg import (
-    INVERSE_IMPLS,
-    check_finite_weights,
-    explicit_inverse,
-    rank_one_update,
-)
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier, check_finite_weights
+from streamlearn.algorithms.linalg import INVERSE_IMPLS, explicit_inverse, rank_one_update
 from streamlearn.base import Constraint, Options
 from streamlearn.registry import register_algorithm
 
@@ -50,7 +45,7 @@ class RIBLS(BLSClassifier):
     inverse
         ``"numpy"`` (``numpy.linalg.inv``, the default) or ``"getri"``
         (``scipy.linalg.inv``, faster); see
-        :func:`~streamlearn.algorithms.bls.linalg.explicit_inverse`.
+        :func:`~streamlearn.algorithms.linalg.explicit_inverse`.
 
     Attributes
     ----------

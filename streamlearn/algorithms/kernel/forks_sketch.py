@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from streamlearn.algorithms.linalg import svd, sym_eigh
+from streamlearn.algorithms.linalg import pinv, svd, sym_eigh
 from streamlearn.kernels.forks_budget import (
     gauss_gram,
     gauss_matrix,
@@ -29,8 +29,7 @@ from streamlearn.kernels.forks_budget import (
     sketch_gram,
 )
 
-__all__ = ["IncrementalSketch", "feature_matrix", "pinv", "sketch_gram_exact", "tisvd",
-           "top_k_eigh"]
+__all__ = ["IncrementalSketch", "feature_matrix", "sketch_gram_exact", "tisvd", "top_k_eigh"]
 
 SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
 _blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
@@ -82,17 +81,6 @@ def sketch_gram_exact(sp: int) -> bool:
             ok = ok and np.array_equal(sketch_gram(K, h, g, m), _dense_sketch_gram(K, h, g, m))
         _self_check.append(bool(ok))
     return _self_check[0]
-
-
-def pinv(A: np.ndarray) -> np.ndarray:
-    """SVD pseudo-inverse zeroing singular values below ``max(M, N) eps sigma_max``
-    (the ``scipy.linalg.pinv`` default; spec Sec. 2.5)."""
-    U, s, Vt = svd(A, full_matrices=False)
-    if s.size == 0:
-        return np.zeros((A.shape[1], A.shape[0]))
-    cutoff = max(A.shape) * np.finfo(np.float64).eps * s[0]
-    inv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0)
-    return (Vt.T * inv) @ U.T
 
 
 def top_k_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

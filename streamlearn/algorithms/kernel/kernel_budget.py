@@ -20,7 +20,7 @@ import numpy as np
 from streamlearn.base import Classifier, Interval, Options, UserError
 from streamlearn.kernels.forks_budget import LossCode, blas_dot, gauss_row
 
-__all__ = ["LOSSES", "KernelBinaryClassifier", "label_to_pm1", "score_to_label"]
+__all__ = ["LOSSES", "KernelBinaryClassifier", "label_to_pm1", "pm1_labels", "score_to_label"]
 
 #: loss name -> kernel code (FORKS Sec. 5.1 hinge; Sec. 5.3 squared hinge)
 LOSSES: dict[str, int] = {"hinge": int(LossCode.HINGE),
@@ -124,6 +124,13 @@ class KernelBinaryClassifier(Classifier):
         self.sv_[self.n_sv_] = x
         self.coef_[self.n_sv_] = a
         self.n_sv_ += 1
+
+    def _sv_remove(self, idx: int) -> None:
+        """Remove SV ``idx`` by moving the last one into its slot."""
+        last = self.n_sv_ - 1
+        self.sv_[idx] = self.sv_[last]
+        self.coef_[idx] = self.coef_[last]
+        self.n_sv_ = last
 
     def _score(self, x: np.ndarray) -> float:
         raise NotImplementedError

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg
 
-from streamlearn.algorithms.bls._node_incremental import NodeIncrementalLearner
+from streamlearn.algorithms.bls_nodes.node_incremental import NodeIncrementalLearner
 from streamlearn.registry import register_algorithm
 
 __all__ = ["DirectRidge"]

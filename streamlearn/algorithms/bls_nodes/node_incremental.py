@@ -1,6 +1,6 @@
 """Node-incremental learners: output weights of a broad network that grows by added nodes.
 
-Interface and shared linear algebra of the six output-weight algorithms of the Ridge-BLS
+Interface and shared state of the six output-weight algorithms of the Ridge-BLS
 paper (Zhu, "Two Ridge Solutions for the Incremental Broad Learning System on Added
 Nodes", arXiv 1911.04872, Algorithms 2-10). A learner sees the expanded input matrix
 ``A`` (all feature and enhancement nodes, eq. 16) and, at each update, the block ``H`` of
@@ -18,7 +18,8 @@ A factorisation that loses positive definiteness (Chol-1's eq. 42a, the paper's 
 sets ``failed_`` and ``failed_at_``; every later ``update`` is a no-op and ``decision``
 returns ``None``. Nothing raises.
 
-Registers no learner (private module).
+The shared linear algebra (inverse Cholesky factor, triangular and in-place products) is
+in :mod:`streamlearn.algorithms.linalg`. Registers no learner.
 """
 
 from __future__ import annotations
@@ -29,59 +30,19 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg.blas import dgemm, dtrmm
 
+from streamlearn.algorithms.linalg import (
+    NotPositiveDefinite,
+    ichol,
+    sub_product_inplace,
+    tri_mul,
+    tri_t_mul,
+)
 from streamlearn.base import Classifier, Interval
 
-__all__ = ["NodeIncrementalLearner", "NotPositiveDefinite", "ichol", "sub_product_inplace",
-           "tri_mul", "tri_t_mul"]
+__all__ = ["NodeIncrementalLearner"]
 
 _T = TypeVar("_T")
-
-
-class NotPositiveDefinite(Exception):
-    """A matrix that must be Hermitian positive definite failed its Cholesky factorisation."""
-
-
-def ichol(S: np.ndarray) -> np.ndarray:
-    """Upper-triangular inverse Cholesky factor ``G`` with ``G Gᵀ = S⁻¹`` (eqs. 26, 34).
-
-    ``S = L Lᵀ`` (lower Cholesky factor), so ``G = L⁻ᵀ``; computed with LAPACK ``potrf``
-    and ``trtri``. Raises :class:`NotPositiveDefinite` when ``S`` is numerically not
-    positive definite (or not finite): the paper's NA event.
-    """
-    if not np.all(np.isfinite(S)):
-        raise NotPositiveDefinite("matrix has non-finite entries")
-    try:
-        U = scipy.linalg.cholesky(S, lower=False, check_finite=False)  # S = Uᵀ U
-    except np.linalg.LinAlgError as exc:
-        raise NotPositiveDefinite(str(exc)) from None
-    # G = L^{-T} = (U^T)^{-T} = U^{-1}: upper triangular
-    G, info = scipy.linalg.lapack.dtrtri(U, lower=0)
-    if info != 0 or not np.all(np.isfinite(G)):
-        raise NotPositiveDefinite(f"triangular inverse failed (info={info})")
-    return np.ascontiguousarray(G)
-
-
-def tri_mul(F: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
-    """``F @ B`` (``trans``: ``Fᵀ @ B``) for an upper-triangular ``F`` (BLAS ``trmm``,
-    half the flops of a general product)."""
-    return dtrmm(1.0, F, B, side=0, lower=0, trans_a=int(trans), diag=0)
-
-
-def tri_t_mul(F: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``Fᵀ @ B`` for an upper-triangular ``F``."""
-    return tri_mul(F, B, trans=True)
-
-
-def sub_product_inplace(C: np.ndarray, A: np.ndarray, B: np.ndarray,
-                        trans_a: bool = False, trans_b: bool = False) -> None:
-    """``C -= op(A) @ op(B)`` in place for a Fortran-contiguous ``C`` (BLAS ``gemm`` with
-    ``beta = 1``; no temporary of ``C``'s size)."""
-    if not C.flags.f_contiguous:
-        raise ValueError("C must be Fortran-contiguous")
-    dgemm(-1.0, A, B, beta=1.0, c=C, trans_a=int(trans_a), trans_b=int(trans_b),
-          overwrite_c=1)
 
 
 def _gram(A: np.ndarray) -> np.ndarray:

@@ -1,7 +1,9 @@
-"""NOGD's toolbox variants (spec Sec. 8.7, Sec. 9 pitfall 18): the zero start of the C++
-toolbox, the unsorted / smallest eigenpair orders and the switch when the budget fills.
-Each variant does what it claims at the switch, and the defaults are the code before the
-variants existed (a frozen copy of its update below), bit for bit."""
+"""NOGD (streamlearn/algorithms/kernel/nogd.py): the model transfer at the switch to the
+Nyström stage, the budget, and the toolbox variants (spec Sec. 8.7, Sec. 9 pitfall 18):
+the zero start of the C++ toolbox, the unsorted / smallest eigenpair orders and the switch
+when the budget fills. Each variant does what it claims at the switch, and the defaults
+are the code before the variants existed (a frozen copy of its update below), bit for
+bit."""
 
 from __future__ import annotations
 
@@ -11,21 +13,18 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn.algorithms.kernel.forks_baselines import NOGD
-from streamlearn.algorithms.kernel.forks_sketch import pinv
+from streamlearn.algorithms.kernel.nogd import NOGD
+from streamlearn.algorithms.linalg import pinv
 from streamlearn.base import UserError
 from streamlearn.kernels.forks_budget import dloss, gauss_matrix
+from tests.algorithms.kernel.kernel_helpers import (
+    GAMMA,
+    SIGMA,
+    assert_budget_never_exceeded,
+    binary_stream,
+)
 
-SIGMA = 0.8
-GAMMA = 1.0 / (2 * SIGMA**2)
 B = 20
-
-
-def _stream(seed: int, n: int = 400, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (np.sin(2 * X[:, 0]) + X[:, 1] + 0.4 * rng.normal(size=n) > 0).astype(np.int64)
-    return X, y
 
 
 class _OldNOGD(NOGD):
@@ -83,10 +82,40 @@ def _sv_kernel(model: NOGD) -> np.ndarray:
     return 0.5 * (K + K.T)
 
 
+def test_nogd_transfer_keeps_the_kernel_model_on_its_span() -> None:
+    """At the switch, w = (a^T M^+)^T: with k = B (no truncation) the linear model
+    reproduces the kernel expansion's scores exactly (toolbox NysGD.m transfer)."""
+    X, y = binary_stream(2, n=400)
+    m = NOGD(sigma=SIGMA, budget=8, k_ratio=1.0)
+    m.reset(X.shape[1], 2)
+    for i in range(len(y)):
+        before = m.linear_
+        coef = m.coef_.copy()
+        m.predict_one(X[i])
+        m.learn_one(X[i], y[i])
+        if m.linear_ and not before:
+            break
+    else:
+        pytest.fail("NOGD never switched")
+    probe = X[-20:]
+    kernel_scores = gauss_matrix(probe, m.sv_, GAMMA) @ coef
+    assert m.M_.shape[0] == 8
+    # the model right after the transfer = w minus the first linear step
+    z = m.M_ @ gauss_matrix(X[i][None, :], m.sv_, GAMMA)[0]
+    yy = 1.0 if y[i] == 1 else -1.0
+    transferred = m.w_ - 0.2 * yy * z
+    assert_allclose(gauss_matrix(probe, m.sv_, GAMMA) @ m.M_.T @ transferred, kernel_scores,
+                    atol=1e-6)
+
+
+def test_budget_never_exceeded() -> None:
+    assert_budget_never_exceeded(NOGD)
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("k_ratio", [0.2, 0.5, 1.0])
 def test_defaults_are_the_code_before_the_variants(seed: int, k_ratio: float) -> None:
-    X, y = _stream(seed)
+    X, y = binary_stream(seed, n=400)
     old = _scores(_OldNOGD(sigma=SIGMA, budget=B, k_ratio=k_ratio), X, y)
     new = _scores(NOGD(sigma=SIGMA, budget=B, k_ratio=k_ratio), X, y)
     explicit = _scores(NOGD(sigma=SIGMA, budget=B, k_ratio=k_ratio, start="transfer",
@@ -97,7 +126,7 @@ def test_defaults_are_the_code_before_the_variants(seed: int, k_ratio: float) ->
 
 @pytest.mark.parametrize("seed", range(3))
 def test_zero_start_is_zero_before_the_first_linear_step(seed: int) -> None:
-    X, y = _stream(seed)
+    X, y = binary_stream(seed, n=400)
     zero = NOGD(sigma=SIGMA, budget=B, k_ratio=0.2, start="zero")
     i, _, _ = _to_switch(zero, X, y)
     yy = 1.0 if y[i] == 1 else -1.0
@@ -119,7 +148,7 @@ def test_zero_start_is_zero_before_the_first_linear_step(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_unsorted_uses_the_first_k_pairs_of_the_general_eigensolver(seed: int) -> None:
-    X, y = _stream(seed)
+    X, y = binary_stream(seed, n=400)
     k = 8
     m = NOGD(sigma=SIGMA, budget=B, k_ratio=k / B, eig_order="unsorted")
     _to_switch(m, X, y)
@@ -159,7 +188,7 @@ def test_the_guard_uses_the_largest_eigenvalue_of_k() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_smallest_uses_the_k_smallest_eigenpairs(seed: int) -> None:
-    X, y = _stream(seed)
+    X, y = binary_stream(seed, n=400)
     k = 4
     m = NOGD(sigma=SIGMA, budget=B, k_ratio=k / B, eig_order="smallest")
     _to_switch(m, X, y)
@@ -177,7 +206,7 @@ def test_smallest_uses_the_k_smallest_eigenpairs(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_switch_on_full_switches_when_the_budget_fills(seed: int) -> None:
-    X, y = _stream(seed)
+    X, y = binary_stream(seed, n=400)
     full = NOGD(sigma=SIGMA, budget=B, k_ratio=0.2, switch_on="full")
     i, coef, _ = _to_switch(full, X, y)
     assert full.n_sv_ == B and coef[B - 1] == 0.0  # the B-th SV came in this round

@@ -7,12 +7,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls._node_incremental import (
-    _InverseCholeskyLearner,
-    ichol,
-    tri_mul,
-    tri_t_mul,
-)
+from streamlearn.algorithms.bls_nodes.node_incremental import _InverseCholeskyLearner
+from streamlearn.algorithms.linalg import ichol, tri_mul, tri_t_mul
 from streamlearn.registry import register_algorithm
 
 __all__ = ["Chol2BLS"]

@@ -1,6 +1,8 @@
-"""Learner.warm_up: the runner compiles and touches a learner's code paths on a throwaway
-copy before the clock starts (the 2-sample warm-up alone left stage 2 of FORKS/SkeGD and
-NOGD's switch to be compiled inside the first timed run: 1.6 s on a 0.002 s run)."""
+"""The shared layer of the kernel learners (streamlearn/algorithms/kernel/kernel_budget.py):
+the label mapping and ``sgn(0) = +1``, the checks every learner inherits, and
+``warm_up``: the runner compiles and touches a learner's code paths on a throwaway copy
+before the clock starts (the 2-sample warm-up alone left stage 2 of FORKS/SkeGD and NOGD's
+switch to be compiled inside the first timed run: 1.6 s on a 0.002 s run)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,23 @@ import numpy as np
 import pytest
 
 from streamlearn import components
+from streamlearn.algorithms.kernel.kernel_budget import label_to_pm1, score_to_label
+from streamlearn.algorithms.kernel.nogd import NOGD
+from streamlearn.algorithms.kernel.rbp import RBP
+from streamlearn.base import UserError
+
+
+def test_label_mapping_and_sign_of_zero() -> None:
+    assert label_to_pm1(1) == 1.0 and label_to_pm1(0) == -1.0
+    assert score_to_label(0.0) == 1 and score_to_label(-1e-300) == 0
+
+
+def test_two_classes_only_and_known_losses() -> None:
+    with pytest.raises(UserError, match="two classes"):
+        RBP(sigma=1.0).reset(3, 4)
+    with pytest.raises(UserError, match="loss"):
+        NOGD(loss="logistic")
+
 
 KERNEL_LEARNERS = {
     "rbp": {}, "bpa_s": {}, "projectron": {}, "bogd": {"horizon": 300}, "fogd": {},
@@ -48,7 +67,7 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
     code = textwrap.dedent("""
         import numpy as np
         from streamlearn.algorithms.kernel.forks import FORKS
-        from streamlearn.algorithms.kernel.forks_baselines import NOGD
+        from streamlearn.algorithms.kernel.nogd import NOGD
         from streamlearn.kernels import forks_budget as kb
         kernels = [kb.sketch_stage2_loop, kb.kernel_ogd_fill, kb.gauss_gram, kb.gauss_matrix]
         before = [len(k.signatures) for k in kernels]
@@ -61,33 +80,3 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[0, 0, 0, 0] [1, 1, 1, 1]", out
-
-
-def test_a_user_learner_warm_up_runs_on_a_fresh_instance():
-    """A plain user class with ``warm_up`` gets it called on its own fresh instance, not on
-    the one the run uses (the wrapper's model stays untouched)."""
-    from streamlearn.components import _user_wrapper
-
-    calls: list[tuple[int, int]] = []
-
-    class Mine:
-        def __init__(self, seed=None):
-            self.seed = seed
-            self.seen = 0
-
-        def warm_up(self, X, y):
-            calls.append((X.shape[0], id(self)))
-
-        def predict_one(self, x):
-            return 0
-
-        def learn_one(self, x, y):
-            self.seen += 1
-
-    wrapped = _user_wrapper(Mine, "mine")(seed=1)
-    wrapped.reset(3, 2)
-    model = wrapped.model_
-    X, y = _stream(1, n=50, d=3)
-    wrapped.warm_up(X, y)
-    assert [n for n, _ in calls] == [50] and calls[0][1] != id(model)
-    assert model.seen == 0

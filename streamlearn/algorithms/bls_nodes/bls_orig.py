@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls._node_incremental import _GrevilleLearner
+from streamlearn.algorithms.bls_nodes.node_incremental import _GrevilleLearner
 from streamlearn.registry import register_algorithm
 
 __all__ = ["OriginalBLS"]

@@ -1,0 +1,83 @@
+"""RI-BLS (streamlearn/algorithms/bls/ribls.py; Online-BLS paper, Appendix A.2): the
+recursion against ``scipy.linalg.solve(AᵀA + λI, AᵀY)`` (ridge normal equations) after
+every step, through given broad features and through the feature map; at ``λ = 1e-8`` on
+an ill-conditioned stream the residual is printed (run with ``-s``) and loosely bounded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from streamlearn.algorithms.bls.ribls import RIBLS
+from streamlearn.base import UserError
+from streamlearn.components import get_algorithm
+from tests.algorithms.bls.baseline_helpers import (
+    SEEDS,
+    SMALL,
+    check_same_seed_same_predictions,
+    check_shrink_warmup_runs,
+    fresh,
+    gaussian_rows,
+    ill_conditioned_residuals,
+    rel,
+    ridge_residual,
+    run_prequential,
+)
+
+
+def test_registered_with_the_papers_defaults() -> None:
+    assert get_algorithm("ribls") is RIBLS
+    assert RIBLS().lam == 1e-8
+
+
+def test_param_validation() -> None:
+    with pytest.raises(UserError):
+        RIBLS(lam=0.0)
+    with pytest.raises(UserError):
+        RIBLS(inverse="cholesky")
+
+
+@pytest.mark.parametrize("inverse", ["numpy", "getri"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ribls_matches_ridge_solve_every_step(seed: int, inverse: str) -> None:
+    m, c, n, lam = 30, 3, 60, 1e-2
+    A, y = gaussian_rows(seed, n, m, c)
+    Y = np.eye(c)[y]
+    learner = fresh(RIBLS, m, c, lam=lam, inverse=inverse)
+    for k in range(1, n + 1):
+        learner._learn_a(A[k - 1].copy(), int(y[k - 1]))
+        Ak, Yk = A[:k], Y[:k]
+        W = scipy.linalg.solve(Ak.T @ Ak + lam * np.eye(m), Ak.T @ Yk, assume_a="pos")
+        assert rel(learner.W_, W) <= 1e-8, k
+    np.testing.assert_allclose(learner.U_, A.T @ A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(learner.V_, A.T @ Y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ribls_through_feature_map(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.0, 1.0, size=(50, 3))
+    y = rng.integers(0, 3, size=50)
+    learner = RIBLS(**SMALL, lam=1e-1, seed=seed)
+    preds = run_prequential(learner, X, y, 3)
+    assert preds[0] == 0  # W⁽⁰⁾ = 0 predicts class 0 (Alg. 1 line 1)
+    A = learner.features_.transform(X)
+    Y = np.eye(3)[y]
+    W = scipy.linalg.solve(A.T @ A + 0.1 * np.eye(A.shape[1]), A.T @ Y)
+    assert rel(learner.W_, W) <= 1e-8
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_normal_equation_residual_ill_conditioned(seed: int) -> None:
+    rho, _ = ill_conditioned_residuals(RIBLS(**SMALL, lam=1e-8, seed=seed), seed,
+                                       lambda W, A, y, Y: ridge_residual(W, A, Y, 1e-8))
+    assert rho <= 1.0  # loose: explicit inverse at κ ≳ 1e16 (see printed values)
+
+
+def test_same_seed_same_predictions() -> None:
+    check_same_seed_same_predictions(RIBLS)
+
+
+def test_shrink_warmup_runs() -> None:
+    check_shrink_warmup_runs(RIBLS)
