@@ -1,5 +1,7 @@
-"""Fast ONS against regular ONS as learners (Fast-ONS paper's claim: the same predictions
-in O(M)), the breakdown-and-rebuild path, and the delay-line learner interface."""
+"""Fast ONS (streamlearn/algorithms/series/fast_ons.py) against regular ONS (ons.py) as
+learners (Fast-ONS paper's claim: the same predictions in O(M)), and the breakdown-and-
+rebuild path. The delay-line interface the three series learners share:
+test_delay_line.py."""
 
 from __future__ import annotations
 
@@ -7,20 +9,12 @@ import numpy as np
 import pytest
 
 from streamlearn.algorithms.series.fast_ons import FastONS
-from streamlearn.algorithms.series.ogd_series import OGDSeries
 from streamlearn.algorithms.series.ons import RegularONS
-from streamlearn.base import UserError
 from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
+from tests.algorithms.series.series_helpers import predict_series
 from tests.reference.online_newton_step import ar2_series, ons_ref
 
 N_EQUIV = 100_000
-
-
-def _preds(learner, series: np.ndarray) -> np.ndarray:
-    learner.reset(1, None)
-    x, y = series[:-1], series[1:]
-    return np.concatenate([learner.predict_learn_many(x[s:s + 5000, None], y[s:s + 5000])
-                           for s in range(0, x.size, 5000)])
 
 
 def _rel_gap(a: np.ndarray, b: np.ndarray) -> float:
@@ -40,16 +34,16 @@ SETTINGS = [(1.0, 0.003), (0.01, 1.0)]
 @pytest.mark.parametrize("alpha,lr", SETTINGS)
 def test_fast_equals_regular_on_synthetic_series(M, alpha, lr):
     series = SpeechLikeSeries(n_samples=N_EQUIV + 1, seed=M).to_arrays()[1]
-    fast = _preds(FastONS(M=M, alpha=alpha, lr=lr), series)
-    reg = _preds(RegularONS(M=M, alpha=alpha, lr=lr), series)
+    fast = predict_series(FastONS(M=M, alpha=alpha, lr=lr), series)
+    reg = predict_series(RegularONS(M=M, alpha=alpha, lr=lr), series)
     assert _rel_gap(fast, reg) <= 1e-9
 
 
 @pytest.mark.parametrize("n", [20_000, pytest.param(N_EQUIV, marks=pytest.mark.slow)])
 def test_fast_equals_regular_at_m400(n):
     series = TemperatureLikeSeries(n_samples=n + 1, seed=0).to_arrays()[1]
-    fast = _preds(FastONS(M=400, alpha=1.0, lr=0.1), series)
-    reg = _preds(RegularONS(M=400, alpha=1.0, lr=0.1), series)
+    fast = predict_series(FastONS(M=400, alpha=1.0, lr=0.1), series)
+    reg = predict_series(RegularONS(M=400, alpha=1.0, lr=0.1), series)
     assert _rel_gap(fast, reg) <= 1e-9
 
 
@@ -59,8 +53,8 @@ def test_fast_equals_regular_at_m400(n):
 def test_fast_equals_regular_on_real_series(data_dir, name, M):
     series = _real_series(data_dir, name)[: N_EQUIV + 1]
     for alpha, lr in SETTINGS:
-        fast = _preds(FastONS(M=M, alpha=alpha, lr=lr), series)
-        reg = _preds(RegularONS(M=M, alpha=alpha, lr=lr), series)
+        fast = predict_series(FastONS(M=M, alpha=alpha, lr=lr), series)
+        reg = predict_series(RegularONS(M=M, alpha=alpha, lr=lr), series)
         assert _rel_gap(fast, reg) <= 1e-9, (alpha, lr)
 
 
@@ -69,8 +63,8 @@ def test_fast_equals_regular_on_real_series(data_dir, name, M):
 @pytest.mark.parametrize("name", ["cmu_arctic_sample", "temperature_whately"])
 def test_fast_equals_regular_on_real_series_m400(data_dir, name):
     series = _real_series(data_dir, name)[: N_EQUIV + 1]
-    fast = _preds(FastONS(M=400, alpha=1.0, lr=0.1), series)
-    reg = _preds(RegularONS(M=400, alpha=1.0, lr=0.1), series)
+    fast = predict_series(FastONS(M=400, alpha=1.0, lr=0.1), series)
+    reg = predict_series(RegularONS(M=400, alpha=1.0, lr=0.1), series)
     assert _rel_gap(fast, reg) <= 1e-9
 
 
@@ -80,14 +74,14 @@ def test_breakdowns_are_recovered_exactly_and_reported(offset):
     predictions stay those of regular ONS, nothing is NaN, and the events are counted."""
     series = ar2_series(1501, seed=11) + (0.3 if offset else 0.0)
     fast = FastONS(M=8, alpha=0.5, lr=0.5, tau=0.999, offset=offset)
-    got = _preds(fast, series)
+    got = predict_series(fast, series)
     ref = ons_ref(series[:-1], series[1:], 8, 0.5, 0.5, 1e-8, offset=offset)["pred"]
     assert fast.breakdowns_ > 100 and fast.first_breakdown_ >= 0
     assert np.all(np.isfinite(got))
     assert _rel_gap(got, ref) <= 1e-9
     assert "breakdown" in fast.run_warnings()[0]
     clean = FastONS(M=8, alpha=0.5, lr=0.5, offset=offset)
-    _preds(clean, series)
+    predict_series(clean, series)
     assert clean.breakdowns_ == 0 and clean.run_warnings() == []
 
 
@@ -99,37 +93,7 @@ def test_silence_is_not_a_breakdown(M):
     series = ar2_series(3001, seed=5)
     series[1200:1200 + 3 * M] = 0.0
     fast = FastONS(M=M, alpha=1.0, lr=0.1)
-    got = _preds(fast, series)
-    ref = _preds(RegularONS(M=M, alpha=1.0, lr=0.1), series)
+    got = predict_series(fast, series)
+    ref = predict_series(RegularONS(M=M, alpha=1.0, lr=0.1), series)
     assert fast.breakdowns_ == 0, fast.run_warnings()
     assert _rel_gap(got, ref) <= 1e-9
-
-
-@pytest.mark.floatpath
-@pytest.mark.parametrize("cls,params", [
-    (FastONS, {"M": 7, "tau": 0.999}), (FastONS, {"M": 7, "offset": True}),
-    (RegularONS, {"M": 7, "offset": True}), (OGDSeries, {"M": 7, "lr": 0.05}),
-])
-def test_per_sample_loop_equals_chunks(cls, params):
-    series = ar2_series(801, seed=3)
-    a = cls(**params)
-    a.reset(1, None)
-    loop = []
-    for t in range(800):
-        x = np.array([series[t]])
-        loop.append(a.predict_one(x))
-        a.learn_one(x, series[t + 1])
-    many = _preds(cls(**params), series)
-    np.testing.assert_array_equal(np.array(loop), many)
-
-
-def test_multivariate_stream_is_refused_with_a_message():
-    with pytest.raises(UserError, match="univariate series"):
-        FastONS(M=4).reset(3, None)
-
-
-def test_bad_parameters_are_refused():
-    with pytest.raises(UserError, match="'M' parameter"):
-        FastONS(M=0)
-    with pytest.raises(UserError, match="'lr' parameter"):
-        OGDSeries(lr=-1.0)
