@@ -10,7 +10,7 @@ from streamlearn.algorithms.series.fast_ons import FastONS
 from streamlearn.algorithms.series.ogd_series import OGDSeries
 from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.base import UserError
-from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
+from streamlearn.datasets.synthetic.series import SpeechLikeSeries, TemperatureLikeSeries
 from tests.reference.online_newton_step import ar2_series, ons_ref
 
 N_EQUIV = 100_000

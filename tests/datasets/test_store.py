@@ -28,10 +28,11 @@ from typer.testing import CliRunner
 
 from streamlearn.base import DataError, UserError
 from streamlearn.cli.data import data_app
-from streamlearn.datasets import _parsed_cache, _store
-from streamlearn.datasets._store import DATASETS, FileSpec
+from streamlearn.datasets.catalogue import DATASETS
+from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.real.base import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
+from streamlearn.datasets.store import checksums, downloads, locations, parsed_cache, verification
 
 SHARED = Path(
     os.environ.get(
@@ -47,7 +48,7 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.delenv("STREAMLEARN_DATA", raising=False)
     monkeypatch.delenv("STREAMLEARN_AUTO_DOWNLOAD", raising=False)
     monkeypatch.delenv("STREAMLEARN_PARSED_CACHE", raising=False)
-    monkeypatch.setattr(_store, "_hash_memo", {})
+    monkeypatch.setattr(checksums, "_hash_memo", {})
 
 
 @pytest.fixture
@@ -84,18 +85,18 @@ def write(ddir: Path, rel: str, data: bytes) -> Path:
 
 
 def test_data_dir_resolution_order(tmp_path, monkeypatch):
-    assert _store.resolve_data_dir() == tmp_path / "cache" / "datasets"
+    assert locations.resolve_data_dir() == tmp_path / "cache" / "datasets"
     monkeypatch.setenv("STREAMLEARN_DATA", str(tmp_path / "env"))
-    assert _store.resolve_data_dir() == tmp_path / "env"
-    assert _store.resolve_data_dir(tmp_path / "arg") == tmp_path / "arg"
-    assert _store.resolve_data_dir(str(tmp_path / "arg")) == tmp_path / "arg"
+    assert locations.resolve_data_dir() == tmp_path / "env"
+    assert locations.resolve_data_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert locations.resolve_data_dir(str(tmp_path / "arg")) == tmp_path / "arg"
 
 
 def test_default_cache_dir_is_platformdirs(monkeypatch):
     import platformdirs
 
     monkeypatch.delenv("STREAMLEARN_CACHE")
-    assert _store.cache_dir() == Path(platformdirs.user_cache_dir("streamlearn"))
+    assert locations.cache_dir() == Path(platformdirs.user_cache_dir("streamlearn"))
 
 
 # --------------------------------------------------------------------------------------
@@ -106,7 +107,7 @@ def test_default_cache_dir_is_platformdirs(monkeypatch):
 def test_sha256_is_cached_by_path_size_mtime_inode_ctime(tmp_path):
     f = tmp_path / "f.bin"
     f.write_bytes(b"abc")
-    digest = _store.file_sha256(f)
+    digest = checksums.file_sha256(f)
     assert digest == hashlib.sha256(b"abc").hexdigest()
     entries = json.loads((tmp_path / "cache" / "sha256-cache.json").read_text())
     st = f.stat()
@@ -118,30 +119,30 @@ def test_sha256_is_cached_by_path_size_mtime_inode_ctime(tmp_path):
         "sha256": digest,
     }
     # A fresh process (empty memo) reuses the on-disk entry without reading the file.
-    _store._hash_memo.clear()
+    checksums._hash_memo.clear()
     entries[str(f.resolve())]["sha256"] = "0" * 64
     (tmp_path / "cache" / "sha256-cache.json").write_text(json.dumps(entries))
-    assert _store.file_sha256(f) == "0" * 64
+    assert checksums.file_sha256(f) == "0" * 64
     # ... but not when the file changed (size or mtime), nor with use_cache=False.
-    assert _store.file_sha256(f, use_cache=False) == digest
+    assert checksums.file_sha256(f, use_cache=False) == digest
     f.write_bytes(b"abcd")
-    assert _store.file_sha256(f) == hashlib.sha256(b"abcd").hexdigest()
+    assert checksums.file_sha256(f) == hashlib.sha256(b"abcd").hexdigest()
 
 
 def test_verify_file_states(ddir):
     f = write(ddir, "x/a.txt", b"hello")
     good = FileSpec("x/a.txt", (sha(f),))
-    assert _store.verify_file(good, ddir).state == "ok"
-    assert _store.verify_file(FileSpec("x/a.txt", ("0" * 64,)), ddir).state == "mismatch"
-    assert _store.verify_file(FileSpec("x/a.txt"), ddir).state == "unverified"
-    assert _store.verify_file(FileSpec("x/b.txt", (sha(f),)), ddir).state == "missing"
+    assert verification.verify_file(good, ddir).state == "ok"
+    assert verification.verify_file(FileSpec("x/a.txt", ("0" * 64,)), ddir).state == "mismatch"
+    assert verification.verify_file(FileSpec("x/a.txt"), ddir).state == "unverified"
+    assert verification.verify_file(FileSpec("x/b.txt", (sha(f),)), ddir).state == "missing"
     # several accepted digests
-    assert _store.verify_file(FileSpec("x/a.txt", ("0" * 64, sha(f))), ddir).state == "ok"
+    assert verification.verify_file(FileSpec("x/a.txt", ("0" * 64, sha(f))), ddir).state == "ok"
 
 
 def test_missing_file_message_names_file_place_and_url(ddir):
     with pytest.raises(DataError) as err:
-        _store.require_files("covtype", DATASETS["covtype"].files, ddir)
+        downloads.require_files("covtype", DATASETS["covtype"].files, ddir)
     msg = str(err.value)
     assert "covtype/covtype.data.gz" in msg
     assert str(ddir / "covtype" / "covtype.data.gz") in msg
@@ -152,13 +153,13 @@ def test_missing_file_message_names_file_place_and_url(ddir):
 
 def test_missing_file_without_url_says_where_to_put_it(ddir):
     with pytest.raises(DataError, match=r"uncompress shuttle\.trn\.Z"):
-        _store.require_files("shuttle", DATASETS["shuttle"].files, ddir)
+        downloads.require_files("shuttle", DATASETS["shuttle"].files, ddir)
 
 
 def test_wrong_hash_message_gives_both_hashes(ddir):
     path = write(ddir, "spambase/spambase.data", b"1,2,3\n")
     with pytest.raises(DataError) as err:
-        _store.require_files("spambase", DATASETS["spambase"].files, ddir)
+        downloads.require_files("spambase", DATASETS["spambase"].files, ddir)
     msg = str(err.value)
     assert sha(path) in msg
     assert DATASETS["spambase"].files[0].sha256[0] in msg
@@ -264,7 +265,7 @@ def test_download_file_url_verifies_and_reports_progress(tmp_path):
     src.write_bytes(os.urandom(3 * (1 << 20) + 5))
     dest = tmp_path / "out" / "deep" / "file.bin"
     calls = []
-    digest = _store.download(
+    digest = downloads.download(
         src.as_uri(), dest, (sha(src),), progress=lambda d, t: calls.append((d, t))
     )
     assert digest == sha(src) == sha(dest)
@@ -278,7 +279,7 @@ def test_download_with_wrong_hash_leaves_nothing(tmp_path):
     src.write_bytes(b"payload")
     dest = tmp_path / "new" / "sub" / "file.bin"
     with pytest.raises(DataError, match="was not installed"):
-        _store.download(src.as_uri(), dest, ("0" * 64,))
+        downloads.download(src.as_uri(), dest, ("0" * 64,))
     assert not dest.exists()
     assert not (tmp_path / "new").exists()  # directories made for it are removed again
 
@@ -287,7 +288,7 @@ def test_download_failure_keeps_existing_file(tmp_path):
     dest = tmp_path / "file.bin"
     dest.write_bytes(b"old")
     with pytest.raises(DataError, match="failed"):
-        _store.download((tmp_path / "absent.bin").as_uri(), dest)
+        downloads.download((tmp_path / "absent.bin").as_uri(), dest)
     assert dest.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["file.bin"]
 
@@ -300,9 +301,9 @@ def test_download_into_read_only_dir_is_refused(tmp_path):
     ro.chmod(0o555)
     try:
         with pytest.raises(DataError, match="read-only"):
-            _store.download(src.as_uri(), ro / "sub" / "f.bin")
+            downloads.download(src.as_uri(), ro / "sub" / "f.bin")
         assert list(ro.iterdir()) == []
-        assert not _store.dir_writable(ro)
+        assert not locations.dir_writable(ro)
     finally:
         ro.chmod(0o755)
 
@@ -311,7 +312,7 @@ def test_fetch_downloads_missing_files_and_skips_good_ones(tmp_path, ddir, monke
     src = tmp_path / "srv"
     a = write(src, "a.txt", b"1,2\n")
     b = write(src, "b.txt", b"3,4\n")
-    spec = _store.DatasetSpec(
+    spec = DatasetSpec(
         name="toy",
         title="toy",
         papers=("forks",),
@@ -326,16 +327,16 @@ def test_fetch_downloads_missing_files_and_skips_good_ones(tmp_path, ddir, monke
     )
     monkeypatch.setitem(DATASETS, "toy", spec)
     seen = []
-    out = _store.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
+    out = downloads.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
     assert [s.state for s in out] == ["ok", "ok"]
     assert set(seen) == {"toy/a.txt", "toy/b.txt"}
     seen.clear()
-    _store.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
+    downloads.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
     assert seen == []  # already verified
     (ddir / "toy" / "b.txt").write_bytes(b"corrupt")
-    _store.fetch("toy", ddir)
+    downloads.fetch("toy", ddir)
     assert (ddir / "toy" / "b.txt").read_bytes() == b"3,4\n"
-    assert _store.dataset_status("toy", ddir).state == "verified"
+    assert verification.dataset_status("toy", ddir).state == "verified"
 
 
 def test_auto_download_on_load(tmp_path, ddir, monkeypatch):
@@ -391,7 +392,7 @@ def test_covtype_tiny_file_and_cache(monkeypatch, ddir):
     assert meta2["from_cache"]
     assert_array_equal(X2, X)
     assert_array_equal(y2, y)
-    assert len(list(_parsed_cache.parsed_cache_dir().glob("covtype-*.npz"))) == 1
+    assert len(list(parsed_cache.parsed_cache_dir().glob("covtype-*.npz"))) == 1
 
 
 def test_covtype_cache_invalidated_when_file_changes(monkeypatch, ddir):
@@ -413,7 +414,7 @@ def test_cache_can_be_disabled(monkeypatch, ddir):
     load_dataset("covtype", ddir)
     _, _, meta = load_dataset("covtype", ddir)
     assert not meta["from_cache"]
-    assert not _parsed_cache.parsed_cache_dir().exists()
+    assert not parsed_cache.parsed_cache_dir().exists()
 
 
 @pytest.mark.parametrize(
@@ -437,7 +438,7 @@ def test_covtype_bad_data(monkeypatch, ddir, mutate, match):
     pin(monkeypatch, "covtype", ddir)
     with pytest.raises(DataError, match=match):
         load_dataset("covtype", ddir)
-    assert _parsed_cache.entries() == []
+    assert parsed_cache.entries() == []
 
 
 def test_covtype_truncated_gzip(monkeypatch, ddir):
@@ -860,21 +861,22 @@ def test_adversarial_too_many_blocks(tiny_german):
 
 
 def test_dataset_status_states(monkeypatch, ddir):
-    assert _store.dataset_status("covtype", ddir).state == "missing"
+    assert verification.dataset_status("covtype", ddir).state == "missing"
     write_covtype(ddir, table_text(covtype_rows(2)))
-    assert _store.dataset_status("covtype", ddir).state == "corrupt"  # reference hash differs
+    assert verification.dataset_status("covtype", ddir).state == "corrupt"  # reference hash differs
     pin(monkeypatch, "covtype", ddir)
-    assert _store.dataset_status("covtype", ddir).state == "verified"
+    assert verification.dataset_status("covtype", ddir).state == "verified"
     write(ddir, "libsvm/cod-rna", b"-1 1:1\n")
     pin(monkeypatch, "codrna", ddir)
-    st = _store.dataset_status("codrna", ddir)
+    st = verification.dataset_status("codrna", ddir)
     assert st.state == "partial" and "cod-rna.t missing" in st.label
     write(ddir, "libsvm/svmguide3", b"-1 1:1\n")  # no reference hash, test file missing
-    assert _store.dataset_status("svmguide3", ddir).state == "partial"
+    assert verification.dataset_status("svmguide3", ddir).state == "partial"
     write(ddir, "libsvm/svmguide3.t", b"-1 1:1\n")
-    assert _store.dataset_status("svmguide3", ddir).state == "present"
-    assert "substitute for svmguide3" in _store.dataset_status("svmguide3_csv", ddir).label
-    assert "partial copy of cmu_arctic" in _store.dataset_status("cmu_arctic_sample", ddir).label
+    assert verification.dataset_status("svmguide3", ddir).state == "present"
+    status = verification.dataset_status
+    assert "substitute for svmguide3" in status("svmguide3_csv", ddir).label
+    assert "partial copy of cmu_arctic" in status("cmu_arctic_sample", ddir).label
 
 
 def invoke(*args):
