@@ -238,7 +238,7 @@ def test_verify_counts_files_without_a_reference_hash(monkeypatch, capsys, ddir)
 
 
 # --------------------------------------------------------------------------------------
-# Caches are best-effort; downloads go through the atomic writer
+# Caches are best-effort
 # --------------------------------------------------------------------------------------
 
 
@@ -253,29 +253,6 @@ def test_unwritable_caches_do_not_stop_loading(monkeypatch, tmp_path, ddir):
         np.testing.assert_allclose(y, [-1.0, -1 / 3, 1.0])
     assert not blocker.is_dir()
     assert sorted(p.name for p in ddir.iterdir()) == ["temperature"]
-
-
-def test_download_installs_with_the_atomic_writers_permissions(monkeypatch, tmp_path):
-    from streamlearn import atomic
-
-    monkeypatch.setattr(atomic, "_FILE_MODE", 0o640)  # as under umask 027
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "out" / "file.bin"
-    downloads.download(src.as_uri(), dest, (hashlib.sha256(b"payload").hexdigest(),))
-    assert dest.stat().st_mode & 0o777 == 0o640
-    assert [p.name for p in dest.parent.iterdir()] == ["file.bin"]
-
-
-def test_download_into_a_path_that_cannot_be_created_is_a_data_error(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "dir"
-    (dest / "sub").mkdir(parents=True)  # a non-empty directory where the file should go
-    with pytest.raises(DataError, match=r"Cannot write .*must be writable to download"):
-        downloads.download(src.as_uri(), dest)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "src.bin"]
-    assert [p.name for p in dest.iterdir()] == ["sub"]
 
 
 # --------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from streamlearn.base import DataError, UserError
 from streamlearn.cli.data import data_app
 from streamlearn.datasets.catalogue import DATASETS
-from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
+from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.real.base import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
 from streamlearn.datasets.store import checksums, downloads, locations, parsed_cache, verification
@@ -253,107 +253,6 @@ def test_declared_hashes_match_the_shared_manifest():
             assert declared[f["path"]].size == f["bytes"]
             n += 1
     assert n == 35
-
-
-# --------------------------------------------------------------------------------------
-# Downloads
-# --------------------------------------------------------------------------------------
-
-
-def test_download_file_url_verifies_and_reports_progress(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(os.urandom(3 * (1 << 20) + 5))
-    dest = tmp_path / "out" / "deep" / "file.bin"
-    calls = []
-    digest = downloads.download(
-        src.as_uri(), dest, (sha(src),), progress=lambda d, t: calls.append((d, t))
-    )
-    assert digest == sha(src) == sha(dest)
-    assert calls[-1][0] == src.stat().st_size
-    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
-    assert not [p for p in dest.parent.iterdir() if p.name.endswith(".part")]
-
-
-def test_download_with_wrong_hash_leaves_nothing(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "new" / "sub" / "file.bin"
-    with pytest.raises(DataError, match="was not installed"):
-        downloads.download(src.as_uri(), dest, ("0" * 64,))
-    assert not dest.exists()
-    assert not (tmp_path / "new").exists()  # directories made for it are removed again
-
-
-def test_download_failure_keeps_existing_file(tmp_path):
-    dest = tmp_path / "file.bin"
-    dest.write_bytes(b"old")
-    with pytest.raises(DataError, match="failed"):
-        downloads.download((tmp_path / "absent.bin").as_uri(), dest)
-    assert dest.read_bytes() == b"old"
-    assert [p.name for p in tmp_path.iterdir()] == ["file.bin"]
-
-
-def test_download_into_read_only_dir_is_refused(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"x")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        with pytest.raises(DataError, match="read-only"):
-            downloads.download(src.as_uri(), ro / "sub" / "f.bin")
-        assert list(ro.iterdir()) == []
-        assert not locations.dir_writable(ro)
-    finally:
-        ro.chmod(0o755)
-
-
-def test_fetch_downloads_missing_files_and_skips_good_ones(tmp_path, ddir, monkeypatch):
-    src = tmp_path / "srv"
-    a = write(src, "a.txt", b"1,2\n")
-    b = write(src, "b.txt", b"3,4\n")
-    spec = DatasetSpec(
-        name="toy",
-        title="toy",
-        papers=("forks",),
-        task="classification",
-        files=(
-            FileSpec("toy/a.txt", (sha(a),), url=a.as_uri()),
-            FileSpec("toy/b.txt", (sha(b),), url=b.as_uri()),
-        ),
-        n_features=1,
-        n_classes=2,
-        sizes={"all": 2},
-    )
-    monkeypatch.setitem(DATASETS, "toy", spec)
-    seen = []
-    out = downloads.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
-    assert [s.state for s in out] == ["ok", "ok"]
-    assert set(seen) == {"toy/a.txt", "toy/b.txt"}
-    seen.clear()
-    downloads.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
-    assert seen == []  # already verified
-    (ddir / "toy" / "b.txt").write_bytes(b"corrupt")
-    downloads.fetch("toy", ddir)
-    assert (ddir / "toy" / "b.txt").read_bytes() == b"3,4\n"
-    assert verification.dataset_status("toy", ddir).state == "verified"
-
-
-def test_auto_download_on_load(tmp_path, ddir, monkeypatch):
-    srv = tmp_path / "srv"
-    rows = (
-        b"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
-        b"31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,1\n"
-    )
-    src = write(srv, "spambase.data", rows)
-    spec = DATASETS["spambase"]
-    fs = dataclasses.replace(spec.files[0], sha256=(sha(src),), url=src.as_uri())
-    monkeypatch.setitem(DATASETS, "spambase", dataclasses.replace(spec, files=(fs,)))
-    with pytest.raises(DataError, match="not in the data directory"):
-        load_dataset("spambase", ddir)
-    monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", "1")
-    X, y, _ = load_dataset("spambase", ddir)
-    assert X.shape == (1, 57) and y.tolist() == [1]
 
 
 # --------------------------------------------------------------------------------------
@@ -914,16 +813,3 @@ def test_cli_list_info_verify(monkeypatch, ddir):
     assert "SHA-256" in str(res.exception)
     res = invoke("info", "nosuchdata")
     assert isinstance(res.exception, UserError) and "Unknown dataset" in str(res.exception)
-
-
-def test_cli_fetch(tmp_path, ddir, monkeypatch):
-    src = write(tmp_path / "srv", "spambase.data", b"0," * 57 + b"1\n")
-    spec = DATASETS["spambase"]
-    fs = dataclasses.replace(spec.files[0], sha256=(sha(src),), url=src.as_uri())
-    monkeypatch.setitem(DATASETS, "spambase", dataclasses.replace(spec, files=(fs,)))
-    res = invoke("fetch", "spambase", "--data-dir", str(ddir))
-    assert res.exit_code == 0, res.output
-    assert (ddir / "spambase" / "spambase.data").read_bytes() == src.read_bytes()
-    assert "verified" in res.output
-    res = invoke("fetch", "shuttle", "--data-dir", str(ddir))
-    assert isinstance(res.exception, DataError) and "uncompress" in str(res.exception)

