@@ -21,12 +21,12 @@ from streamlearn.cli.data import data_app
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import parsed_cache
 from tests.data_dir_guard import forbid_writes, snapshot
-from tests.datasets import test_store as store_tests
+from tests.datasets import tiny_data
 
 # Private cache dir (``tmp_path / "cache"``), no data-dir env, no auto download, empty hash
 # memo (autouse); a fresh data directory; tiny CoverType files.
-isolated = store_tests.isolated
-ddir = store_tests.ddir
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
 
 ARRAYS = {
     "X": np.array([[1.0, -3.0], [70000.0, 2.0]]),  # integral: stored as int32
@@ -45,9 +45,9 @@ def assert_same(got: dict[str, np.ndarray] | None, want: dict[str, np.ndarray]) 
 
 
 def tiny_covtype(monkeypatch: pytest.MonkeyPatch, ddir: Path, n: int = 30) -> np.ndarray:
-    rows = store_tests.covtype_rows(n)
-    store_tests.write_covtype(ddir, store_tests.table_text(rows))
-    store_tests.pin(monkeypatch, "covtype", ddir)
+    rows = tiny_data.covtype_rows(n)
+    tiny_data.write_covtype(ddir, tiny_data.table_text(rows))
+    tiny_data.pin(monkeypatch, "covtype", ddir)
     return rows
 
 
@@ -249,7 +249,7 @@ def test_cache_clear_removes_entries_and_dead_writers_leftovers_only(monkeypatch
     in_progress = cache / "parsed" / f".covtype-k.npz.{os.getpid()}~def.tmp"
     leftover.write_bytes(b"half")
     in_progress.write_bytes(b"being written")
-    own_data = store_tests.write(cache, "datasets/covtype/covtype.data.gz", b"default data dir")
+    own_data = tiny_data.write(cache, "datasets/covtype/covtype.data.gz", b"default data dir")
     before_data = snapshot(ddir)
     res = CliRunner().invoke(data_app, ["cache-clear"], env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.output

@@ -26,14 +26,14 @@ from streamlearn.cli import app as cli
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import checksums, downloads, verification
-from tests.datasets import test_store as store_tests
+from tests.datasets import tiny_data
 
-# Shared with the store tests: private cache dir, no data-dir env, no auto download, empty
+# From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty
 # hash memo (autouse); a fresh data directory; files and re-pinned reference hashes.
-isolated = store_tests.isolated
-ddir = store_tests.ddir
-pin = store_tests.pin
-write = store_tests.write
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
+pin = tiny_data.pin
+write = tiny_data.write
 
 COVTYPE = "covtype/covtype.data.gz"
 

@@ -24,12 +24,12 @@ from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import downloads, locations, verification
-from tests.datasets import test_store as store_tests
+from tests.datasets import tiny_data
 
-# Shared with the store tests: private cache dir, no data-dir env, no auto download, empty
+# From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty
 # hash memo (autouse); a fresh data directory.
-isolated = store_tests.isolated
-ddir = store_tests.ddir
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
 
 
 def sha(data: bytes) -> str:
@@ -212,7 +212,7 @@ def test_cli_fetch(monkeypatch, http_server, ddir):
 def test_cli_fetch_refuses_a_wrong_checksum_and_exits_3(monkeypatch, capsys, http_server, ddir):
     serve_spambase(monkeypatch, http_server)
     http_server.put("spambase.data", SPAMBASE_ROW.replace(b"1\n", b"0\n"))  # not the reference
-    from tests.datasets.test_integrity import main_cli
+    from tests.datasets.store.test_integrity import main_cli
 
     code, out = main_cli(monkeypatch, capsys, "data", "fetch", "spambase", "--data-dir", str(ddir))
     assert code == DataError.exit_code, out

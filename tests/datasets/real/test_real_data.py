@@ -26,7 +26,7 @@ from tests.data_dir_guard import forbid_writes, link_copy, snapshot
 
 DATA = Path(
     os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "datasets"
+        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[4] / "shared" / "datasets"
     )
 )
 
