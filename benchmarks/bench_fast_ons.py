@@ -30,7 +30,7 @@ from streamlearn.algorithms.series.fast_ons import FastONS
 from streamlearn.algorithms.series.ogd_series import OGDSeries
 from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.base import PreparedData, RunContext
-from streamlearn.datasets.synthetic_series import SpeechLikeSeries
+from streamlearn.datasets.synthetic.series import SpeechLikeSeries
 from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 

@@ -18,7 +18,7 @@ import numpy as np
 from streamlearn.algorithms.series.fast_ons import FastONS
 from streamlearn.algorithms.series.ons import RegularONS
 from streamlearn.components import get_stream
-from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
+from streamlearn.datasets.synthetic.series import SpeechLikeSeries, TemperatureLikeSeries
 
 
 def main() -> None:

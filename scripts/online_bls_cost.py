@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from streamlearn.datasets._store import get_spec
+from streamlearn.datasets.catalogue import get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = ROOT / "results/online_bls/table3_baselines_cost"

@@ -1,9 +1,10 @@
 """``streamlearn data``: list, inspect, verify and download the papers' real datasets.
 
 Mounted by the main CLI as ``app.add_typer(data_app, name="data")``. Each command only
-parses options and calls library functions of :mod:`streamlearn.datasets._store`; errors
-are raised as :class:`~streamlearn.base.UserError` / :class:`~streamlearn.base.DataError`
-for the main CLI to print.
+parses options and calls library functions of :mod:`streamlearn.datasets.catalogue` and
+:mod:`streamlearn.datasets.store`; errors are raised as
+:class:`~streamlearn.base.UserError` / :class:`~streamlearn.base.DataError` for the main
+CLI to print.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 from streamlearn.base import DataError, UserError
-from streamlearn.datasets import _parsed_cache, _store
+from streamlearn.datasets.catalogue import CATALOGUES, DATASETS, get_spec
+from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
+from streamlearn.datasets.store import downloads, locations, parsed_cache, verification
 
 __all__ = ["data_app"]
 
@@ -28,7 +31,7 @@ data_app = typer.Typer(
 )
 
 #: Paper key -> display name, in paper order (from the catalogue modules).
-PAPER_NAMES = {module.PAPER: module.PAPER_LABEL for module in _store.CATALOGUES}
+PAPER_NAMES = {module.PAPER: module.PAPER_LABEL for module in CATALOGUES}
 
 DataDirOption = Annotated[
     Path | None,
@@ -60,7 +63,7 @@ def _console() -> Console:
     return Console(highlight=False, soft_wrap=False)
 
 
-def _classes(spec: _store.DatasetSpec) -> str:
+def _classes(spec: DatasetSpec) -> str:
     return "-" if spec.n_classes is None else str(spec.n_classes)
 
 
@@ -80,21 +83,21 @@ def list_command(
     data_dir: DataDirOption = None,
     paper: Annotated[
         str | None,
-        typer.Option(help="Only datasets of this paper: online_bls, forks, ridge_bls, fast_ons."),
+        typer.Option(help=f"Only datasets of this paper: {', '.join(PAPER_NAMES)}."),
     ] = None,
 ) -> None:
     """Show every dataset of the four papers with its status in the data directory."""
     if paper is not None and paper not in PAPER_NAMES:
         raise UserError(f"Unknown paper {paper!r}; choose from {', '.join(PAPER_NAMES)}.")
     console = _console()
-    ddir = _store.resolve_data_dir(data_dir)
+    ddir = locations.resolve_data_dir(data_dir)
     table = Table(title=f"Datasets in {ddir}", title_justify="left")
     for col in ("name", "paper", "task", "shape", "classes", "status"):
         table.add_column(col, overflow="fold")
-    for name, spec in _store.DATASETS.items():
+    for name, spec in DATASETS.items():
         if paper is not None and paper not in spec.papers:
             continue
-        status = _store.dataset_status(name, data_dir)
+        status = verification.dataset_status(name, data_dir)
         style = _STATE_STYLE.get(status.state, "")
         table.add_row(
             name,
@@ -112,7 +115,7 @@ def list_command(
         )
     _print_dir_problem(console, ddir, data_dir)
     console.print(
-        f"Parsed arrays are cached in {_parsed_cache.parsed_cache_dir()} "
+        f"Parsed arrays are cached in {parsed_cache.parsed_cache_dir()} "
         "(`streamlearn data cache-clear` empties it)."
     )
 
@@ -123,8 +126,8 @@ def _print_dir_problem(console: Console, ddir: Path, data_dir: Path | None) -> N
         return
     what = "does not exist" if not ddir.exists() else "is not a directory"
     console.print(
-        f"[yellow]The data directory {ddir} ({_store.data_dir_origin(data_dir)}) {what}: "
-        f"every dataset shows as missing. Pass --data-dir or set ${_store.ENV_DATA}.[/yellow]"
+        f"[yellow]The data directory {ddir} ({locations.data_dir_origin(data_dir)}) {what}: "
+        f"every dataset shows as missing. Pass --data-dir or set ${locations.ENV_DATA}.[/yellow]"
     )
 
 
@@ -134,8 +137,8 @@ def info_command(
     data_dir: DataDirOption = None,
 ) -> None:
     """Describe a dataset: shape, provenance, preprocessing and its files."""
-    spec = _store.get_spec(name)
-    status = _store.dataset_status(name, data_dir)
+    spec = get_spec(name)
+    status = verification.dataset_status(name, data_dir)
     console = _console()
     console.print(f"[bold]{spec.name}[/bold]: {spec.title}")
     rows = [
@@ -149,7 +152,7 @@ def info_command(
         ("kind", spec.kind + (f" (for {spec.substitute_for})" if spec.substitute_for else "")),
         ("status", status.label),
         ("source", spec.source),
-        ("data dir", str(_store.resolve_data_dir(data_dir))),
+        ("data dir", str(locations.resolve_data_dir(data_dir))),
     ]
     for key, value in rows:
         console.print(f"  {key:12s} {value}")
@@ -177,7 +180,7 @@ def info_command(
     for st in status.files:
         if st.spec.note and st.state == "missing":
             console.print(f"  {st.spec.path}: {st.spec.note}")
-    _print_dir_problem(console, _store.resolve_data_dir(data_dir), data_dir)
+    _print_dir_problem(console, locations.resolve_data_dir(data_dir), data_dir)
 
 
 @data_app.command("verify")
@@ -200,11 +203,11 @@ def verify_command(
     file of another part (a test split) is listed as a warning.
     """
     del rehash  # every run re-reads the files: a restored mtime must not hide an edit
-    names = [name] if name is not None else list(_store.DATASETS)
+    names = [name] if name is not None else list(DATASETS)
     if name is not None:
-        _store.get_spec(name)
-    ddir = _store.resolve_data_dir(data_dir)
-    statuses = [_store.dataset_status(n, data_dir, use_cache=False) for n in names]
+        get_spec(name)
+    ddir = locations.resolve_data_dir(data_dir)
+    statuses = [verification.dataset_status(n, data_dir, use_cache=False) for n in names]
     if name is None and not any(st.present for status in statuses for st in status.files):
         raise DataError(_nothing_found_message(ddir, data_dir))
     console = _console()
@@ -258,19 +261,19 @@ def verify_command(
 
 
 def _nothing_found_message(ddir: Path, data_dir: Path | None) -> str:
-    origin = _store.data_dir_origin(data_dir)
+    origin = locations.data_dir_origin(data_dir)
     if not ddir.exists():
         what = f"The data directory {ddir} ({origin}) does not exist"
     elif not ddir.is_dir():
         what = f"The data directory {ddir} ({origin}) is not a directory"
     else:
-        examples = ", ".join(spec.files[0].path for spec in list(_store.DATASETS.values())[:3])
+        examples = ", ".join(spec.files[0].path for spec in list(DATASETS.values())[:3])
         what = (
             f"No dataset file was found in {ddir} ({origin}); files are expected at paths "
             f"such as {examples}"
         )
     return (
-        f"{what}, so nothing was verified. Pass --data-dir or set ${_store.ENV_DATA} to the "
+        f"{what}, so nothing was verified. Pass --data-dir or set ${locations.ENV_DATA} to the "
         "folder that holds the data, or download a dataset with `streamlearn data fetch NAME` "
         "(`streamlearn data list` shows them)."
     )
@@ -295,7 +298,7 @@ def fetch_command(
         TransferSpeedColumn,
     )
 
-    _store.get_spec(name)
+    get_spec(name)
     console = _console()
     tasks: dict[str, TaskID] = {}
     with Progress(
@@ -307,22 +310,24 @@ def fetch_command(
         transient=False,
     ) as progress:
 
-        def on_progress(fspec: _store.FileSpec, done: int, total: int | None) -> None:
+        def on_progress(fspec: FileSpec, done: int, total: int | None) -> None:
             if fspec.path not in tasks:
                 tasks[fspec.path] = progress.add_task(fspec.path, total=total)
             progress.update(tasks[fspec.path], completed=done, total=total)
 
-        statuses = _store.fetch(name, data_dir, force=force, progress=on_progress, timeout=timeout)
+        statuses = downloads.fetch(
+            name, data_dir, force=force, progress=on_progress, timeout=timeout
+        )
     for st in statuses:
         style = _FILE_STYLE.get(st.state, "")
         console.print(f"  [{style}]{st.state:10s}[/{style}] {st.path}")
-    console.print(f"{name}: {_store.dataset_status(name, data_dir).label}")
+    console.print(f"{name}: {verification.dataset_status(name, data_dir).label}")
 
 
 @data_app.command("cache-clear")
 def cache_clear_command() -> None:
     """Delete the parsed-array cache (it is rebuilt on the next load); data files, in the
     data directory or the default one under the cache directory, are never touched."""
-    folder = _parsed_cache.parsed_cache_dir()
-    n, freed = _parsed_cache.clear()
+    folder = parsed_cache.parsed_cache_dir()
+    n, freed = parsed_cache.clear()
     _console().print(f"Removed {n} file(s), {_human(freed)}, from {folder}.")

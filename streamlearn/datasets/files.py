@@ -17,7 +17,7 @@ Classification targets (numbers or strings) become class indices ``0..C-1`` in s
 order (ARFF: the declared order of the nominal values). Feature values must be numeric
 and finite, except ARFF nominal features, which become their value's index. A bad row is
 an error naming the file, the line and the column. The parsing is the dataset layer's
-(:mod:`streamlearn.datasets._parsers`); ``.gz``/``.bz2`` files are decompressed.
+(:mod:`streamlearn.datasets.formats`); ``.gz``/``.bz2`` files are decompressed.
 """
 
 from __future__ import annotations
@@ -32,14 +32,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import DataError, Interval, OfType, Stream, UserError
-from streamlearn.datasets._parsers import (
-    decode_text,
-    encode_labels,
-    parse_arff,
-    parse_libsvm,
-    parse_string_table,
-    read_bytes,
-)
+from streamlearn.datasets.formats.arff import parse_arff
+from streamlearn.datasets.formats.libsvm import parse_libsvm
+from streamlearn.datasets.formats.raw import decode_text, read_bytes
+from streamlearn.datasets.formats.tables import encode_labels, parse_string_table
 from streamlearn.registry import register_stream
 
 __all__ = ["ARFFStream", "CSVStream", "ChecksumMismatch", "LIBSVMStream", "NumpyStream"]
@@ -104,7 +100,7 @@ class _FileStream(Stream):
             what = "is not a regular file" if p.exists() else "not found"
             raise DataError(f"{self.format_name} file {p} {what}{where}.")
         if self.sha256 is not None:
-            from streamlearn.datasets._store import file_sha256
+            from streamlearn.datasets.store.checksums import file_sha256
 
             got = file_sha256(p)
             if got != self.sha256.lower():
@@ -137,7 +133,7 @@ class _FileStream(Stream):
         records of the old one."""
         if self.sha256 is not None:
             return self.sha256.lower()
-        from streamlearn.datasets._store import file_sha256
+        from streamlearn.datasets.store.checksums import file_sha256
 
         return file_sha256(self._file())
 

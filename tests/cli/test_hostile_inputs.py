@@ -31,8 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamlearn.base import UserError
-from streamlearn.datasets._parsers import parse_arff, parse_libsvm
 from streamlearn.datasets.files import ARFFStream, CSVStream, LIBSVMStream
+from streamlearn.datasets.formats.arff import parse_arff
+from streamlearn.datasets.formats.libsvm import parse_libsvm
 from tests.cli_helpers import run_cli_captured
 
 #: exit codes the README documents ("Errors"): 1 a failed run, 2 config, 3 data,

@@ -12,7 +12,7 @@ import pytest
 from streamlearn.base import DataError
 from streamlearn.config.validation import load_config
 from streamlearn.evaluation.runner import run_experiment
-from tests.datasets.test_store import KUAI_HEADER, pin, write_kuairec
+from tests.datasets.tiny_data import KUAI_HEADER, pin, write_kuairec
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs" / "forks").glob("*.yaml"))
 

@@ -146,7 +146,7 @@ def test_bad_configs_exit_nonzero_with_a_message(tmp_path, capsys, over, needle)
 
 
 def test_info_of_generated_series():
-    from streamlearn.datasets.synthetic_series import SpeechLikeSeries
+    from streamlearn.datasets.synthetic.series import SpeechLikeSeries
 
     s = SpeechLikeSeries(n_samples=1000, seed=1)
     X, y = s.to_arrays()

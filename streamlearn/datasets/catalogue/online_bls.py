@@ -1,7 +1,7 @@
 """Datasets of the Online-BLS paper (Lei, Chen, Chen, Zhang): the stationary and the real
 drift datasets of Sec. 5, as listed in its Table 2 and detailed in its Appendix B.
 
-Hyperplane and SEA are generated, not read: see :mod:`streamlearn.datasets.synthetic`.
+Hyperplane and SEA are generated, not read: see :mod:`streamlearn.datasets.synthetic.drift`.
 MNIST is declared here and also used by the Ridge-BLS paper
 (:mod:`streamlearn.datasets.catalogue.ridge_bls`).
 """

@@ -1,8 +1,8 @@
 """The declarative types of the dataset catalogue: :class:`FileSpec` and :class:`DatasetSpec`.
 
 The entries themselves live in one module per paper beside this one (``online_bls``,
-``forks``, ``ridge_bls``, ``fast_ons``);
-:mod:`streamlearn.datasets._store` collects them into ``DATASETS`` and does everything
+``forks``, ``ridge_bls``, ``fast_ons``); the package (:mod:`streamlearn.datasets.catalogue`)
+collects them into ``DATASETS``, and :mod:`streamlearn.datasets.store` does everything
 that touches the disk. This module only defines the types, the download sites the
 entries share, and :func:`served_from`, which keeps an entry for a file served under its
 own name to a line or two.

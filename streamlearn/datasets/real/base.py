@@ -15,10 +15,9 @@ module                                     streams
 =========================================  =====================================================
 
 Each reads the official files from the data directory (see
-:mod:`streamlearn.datasets._store` for resolution and checksums,
-:mod:`streamlearn.datasets._parsed_cache` for the parsed-array cache,
-and the ``catalogue_*`` modules for the files), applies exactly the preprocessing its
-paper describes, and returns ``X`` (float64) and ``y`` (int64 labels ``0..C-1`` or
+:mod:`streamlearn.datasets.store` for resolution, checksums and the parsed-array cache,
+and :mod:`streamlearn.datasets.catalogue` for the files), applies exactly the
+preprocessing its paper describes, and returns ``X`` (float64) and ``y`` (int64 labels ``0..C-1`` or
 float64 targets). This module holds what they share: :class:`RealStream`,
 :class:`PartStream`, the label and NaN helpers, :data:`REAL_STREAMS`,
 :func:`load_dataset` and :func:`load_split`.
@@ -50,15 +49,12 @@ from streamlearn.base import (
     UserError,
     _close_matches,
 )
-from streamlearn.datasets import _parsed_cache
-from streamlearn.datasets import _parsers as P
-from streamlearn.datasets._store import (
-    DATASETS,
-    DatasetSpec,
-    FileSpec,
-    require_files,
-    resolve_data_dir,
-)
+from streamlearn.datasets.catalogue import DATASETS
+from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
+from streamlearn.datasets.formats.raw import decode_text, read_bytes
+from streamlearn.datasets.store import parsed_cache
+from streamlearn.datasets.store.downloads import require_files
+from streamlearn.datasets.store.locations import resolve_data_dir
 from streamlearn.registry import register_stream as _register_stream
 
 __all__ = [
@@ -80,7 +76,7 @@ _NAN_POLICIES = ("raise", "impute")
 _DATA_DIR = OfType((str, os.PathLike), allow_none=True)
 
 
-#: The real-data streams (those of the ``real_*`` modules), by registry name (lookups here
+#: The real-data streams (those of the per-paper modules here), by registry name (lookups here
 #: must not depend on other registry modules being importable).
 REAL_STREAMS: dict[str, type[Stream]] = {}
 
@@ -170,7 +166,7 @@ def pm1_labels(values: np.ndarray, source: Path | str) -> np.ndarray:
 
 def read_text(path: Path) -> str:
     """A (possibly compressed) text file, decoded."""
-    return P.decode_text(P.read_bytes(path), path)
+    return decode_text(read_bytes(path), path)
 
 
 def concat_parts(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -184,7 +180,7 @@ def concat_parts(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray
 
 
 class RealStream(Stream):
-    """A stream over a dataset file set declared in :data:`streamlearn.datasets._store.DATASETS`.
+    """A stream over a dataset file set declared in :data:`streamlearn.datasets.catalogue.DATASETS`.
 
     Subclasses set ``dataset`` and implement ``_parse(paths) -> dict of arrays`` (cached
     as ``.npz``) and optionally ``_finish(arrays) -> (X, y, extra_meta)`` (cheap steps
@@ -270,15 +266,15 @@ class RealStream(Stream):
         hashes = [str(st.actual) for st in statuses]
         arrays = None
         cpath = None
-        if _parsed_cache.enabled():
-            key = _parsed_cache.cache_key(self.dataset, self._parse_params(), hashes)
-            cpath = _parsed_cache.parsed_cache_path(self.dataset, key)
-            arrays = _parsed_cache.load_parsed(cpath)
+        if parsed_cache.enabled():
+            key = parsed_cache.cache_key(self.dataset, self._parse_params(), hashes)
+            cpath = parsed_cache.parsed_cache_path(self.dataset, key)
+            arrays = parsed_cache.load_parsed(cpath)
         from_cache = arrays is not None
         if arrays is None:
             arrays = self._parse([st.path for st in statuses])
             if cpath is not None:
-                _parsed_cache.save_parsed(cpath, arrays)
+                parsed_cache.save_parsed(cpath, arrays)
         integral = "X" in arrays and arrays["X"].dtype.kind in "iub"
         X, y, extra = self._finish(arrays)
         X = np.asarray(X, dtype=np.float64)

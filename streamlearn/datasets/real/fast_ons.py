@@ -24,8 +24,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import DataError, OfType, Options
-from streamlearn.datasets import _parsers as P
-from streamlearn.datasets._store import FileSpec
+from streamlearn.datasets.catalogue.spec import FileSpec
+from streamlearn.datasets.formats.binary import parse_wav
+from streamlearn.datasets.formats.raw import read_bytes
+from streamlearn.datasets.formats.tables import parse_csv_frame
 from streamlearn.datasets.real.base import (
     RealStream,
     apply_nan_policy,
@@ -82,7 +84,7 @@ class _SeriesStream(RealStream):
 
 
 def _read_pcm(data: bytes, source: str) -> np.ndarray:
-    rate, samples = P.parse_wav(data, source)
+    rate, samples = parse_wav(data, source)
     if rate != 16000 or samples.ndim != 1 or samples.dtype != np.int16:
         raise DataError(
             f"{source}: expected 16 kHz mono 16-bit PCM, found {rate} Hz, "
@@ -163,7 +165,7 @@ class CMUArcticSampleStream(_SeriesStream):
     dataset = "cmu_arctic_sample"
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
-        chunks = [_read_pcm(P.read_bytes(p), str(p)) for p in sorted(paths, key=lambda p: p.name)]
+        chunks = [_read_pcm(read_bytes(p), str(p)) for p in sorted(paths, key=lambda p: p.name)]
         return {"series": np.concatenate(chunks), "n_utterances": np.array(len(chunks))}
 
 
@@ -201,7 +203,7 @@ class TemperatureStream(_SeriesStream):
         import pandas as pd
 
         (path,) = paths
-        frame = P.parse_csv_frame(P.read_bytes(path), source=path, dtype=str, keep_default_na=False)
+        frame = parse_csv_frame(read_bytes(path), source=path, dtype=str, keep_default_na=False)
         if self.column is not None:
             col = self.column
             if col not in frame.columns:
@@ -236,7 +238,7 @@ class TemperatureWhatelyStream(_SeriesStream):
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         (path,) = paths
-        frame = P.parse_csv_frame(P.read_bytes(path), required=("timestamp", "temp_c"), source=path)
+        frame = parse_csv_frame(read_bytes(path), required=("timestamp", "temp_c"), source=path)
         col = frame["temp_c"]
         if col.dtype.kind != "f" and col.dtype.kind != "i":
             bad = next((i, v) for i, v in enumerate(col.tolist()) if not _is_number(v))

@@ -27,8 +27,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import DataError, Interval, Options, Stream, StreamInfo, UserError
-from streamlearn.datasets import _parsers as P
-from streamlearn.datasets._store import DATASETS, get_spec
+from streamlearn.datasets.catalogue import DATASETS, get_spec
+from streamlearn.datasets.formats.libsvm import parse_libsvm
+from streamlearn.datasets.formats.raw import read_bytes
+from streamlearn.datasets.formats.tables import parse_csv_frame, parse_numeric_table
 from streamlearn.datasets.real.base import (
     PartStream,
     RealStream,
@@ -59,7 +61,7 @@ class _LibsvmStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for path in paths:
-            X, y = P.parse_libsvm(P.read_bytes(path), n_features=self.spec.n_features, source=path)
+            X, y = parse_libsvm(read_bytes(path), n_features=self.spec.n_features, source=path)
             out.append({"X": X, "y": pm1_labels(y, path)})
         return concat_parts(out)
 
@@ -113,7 +115,7 @@ class SVMGuide3CSVStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for path in paths:
-            table = P.parse_numeric_table(read_text(path), delimiter=",", n_cols=22, source=path)
+            table = parse_numeric_table(read_text(path), delimiter=",", n_cols=22, source=path)
             out.append({"X": table[:, 1:], "y": pm1_labels(table[:, 0], path)})
         return concat_parts(out)
 
@@ -126,7 +128,7 @@ class SpambaseStream(RealStream):
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         (path,) = paths
-        table = P.parse_numeric_table(read_text(path), delimiter=",", n_cols=58, source=path)
+        table = parse_numeric_table(read_text(path), delimiter=",", n_cols=58, source=path)
         return {"X": table[:, :57], "y": int_labels(table[:, 57], 0, 1, path)}
 
 
@@ -205,7 +207,7 @@ class KuaiRecStream(RealStream):
                     )
                 frames = {}
                 for member in _KUAI_MEMBERS:
-                    frames[member] = P.parse_csv_frame(
+                    frames[member] = parse_csv_frame(
                         zf.read(by_base[member]), source=f"{path}:{by_base[member]}"
                     )
         except (zipfile.BadZipFile, EOFError, OSError) as exc:

@@ -14,7 +14,7 @@ registry name       shape, notes
 ==================  ==========================================
 
 The files are declared in :mod:`streamlearn.datasets.catalogue.online_bls`; the drift
-streams Hyperplane and SEA are in :mod:`streamlearn.datasets.synthetic`.
+streams Hyperplane and SEA are in :mod:`streamlearn.datasets.synthetic.drift`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,16 @@ from pathlib import Path
 import numpy as np
 
 from streamlearn.base import DataError
-from streamlearn.datasets import _parsers as P
-from streamlearn.datasets._store import FileSpec
+from streamlearn.datasets.catalogue.spec import FileSpec
+from streamlearn.datasets.formats.arff import parse_arff
+from streamlearn.datasets.formats.binary import parse_idx
+from streamlearn.datasets.formats.raw import read_bytes
+from streamlearn.datasets.formats.tables import (
+    encode_labels,
+    parse_numeric_table,
+    parse_string_table,
+    to_float_columns,
+)
 from streamlearn.datasets.real.base import (
     PartStream,
     RealStream,
@@ -61,9 +69,9 @@ class SegmentStream(PartStream):
                 for ln in read_text(path).split("\n")
                 if ln.strip() and not ln.startswith(";") and not ln.startswith("REGION-CENTROID")
             ]
-            table = P.parse_string_table("\n".join(lines), delimiter=",", n_cols=20, source=path)
-            y, _ = P.encode_labels(table[:, 0], self.spec.class_names, path)
-            out.append({"X": P.to_float_columns(table, range(1, 20), path), "y": y})
+            table = parse_string_table("\n".join(lines), delimiter=",", n_cols=20, source=path)
+            y, _ = encode_labels(table[:, 0], self.spec.class_names, path)
+            out.append({"X": to_float_columns(table, range(1, 20), path), "y": y})
         return concat_parts(out)
 
 
@@ -76,7 +84,7 @@ class USPSStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for path in paths:
-            table = P.parse_numeric_table(read_text(path), n_cols=257, source=path)
+            table = parse_numeric_table(read_text(path), n_cols=257, source=path)
             out.append({"X": table[:, 1:], "y": int_labels(table[:, 0], 0, 9, path)})
         return concat_parts(out)
 
@@ -89,9 +97,9 @@ class LetterStream(RealStream):
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         (path,) = paths
-        table = P.parse_string_table(read_text(path), delimiter=",", n_cols=17, source=path)
-        y, _ = P.encode_labels(table[:, 0], self.spec.class_names, path)
-        return {"X": P.to_float_columns(table, range(1, 17), path), "y": y}
+        table = parse_string_table(read_text(path), delimiter=",", n_cols=17, source=path)
+        y, _ = encode_labels(table[:, 0], self.spec.class_names, path)
+        return {"X": to_float_columns(table, range(1, 17), path), "y": y}
 
 
 _ADULT_CATEGORICAL = (1, 3, 5, 6, 7, 8, 9, 13)
@@ -119,7 +127,7 @@ class AdultStream(PartStream):
         for k, path in enumerate(paths):
             text = read_text(path)
             skip = 1 if text.startswith("|") else 0
-            table = P.parse_string_table(
+            table = parse_string_table(
                 text, delimiter=",", skip_rows=skip, n_cols=15, source=path
             )
             tables.append(table)
@@ -129,11 +137,11 @@ class AdultStream(PartStream):
         keep = ~(table == "?").any(axis=1)
         table, part_id = table[keep], part_id[keep]
         labels = np.char.rstrip(table[:, 14], ".")
-        y, _ = P.encode_labels(labels, self.spec.class_names, "adult")
+        y, _ = encode_labels(labels, self.spec.class_names, "adult")
         X = np.empty((table.shape[0], 14), dtype=np.float64)
-        X[:, list(_ADULT_NUMERIC)] = P.to_float_columns(table, _ADULT_NUMERIC, "adult")
+        X[:, list(_ADULT_NUMERIC)] = to_float_columns(table, _ADULT_NUMERIC, "adult")
         for j in _ADULT_CATEGORICAL:
-            codes, _ = P.encode_labels(table[:, j])
+            codes, _ = encode_labels(table[:, j])
             X[:, j] = codes
         part_index = {"all": None, "train": 0, "test": 1}[self._part()]
         if part_index is not None:
@@ -151,7 +159,7 @@ class ShuttleStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for path in paths:
-            table = P.parse_numeric_table(read_text(path), n_cols=10, source=path)
+            table = parse_numeric_table(read_text(path), n_cols=10, source=path)
             out.append({"X": table[:, 1:9], "y": int_labels(table[:, 9], 1, 7, path)})
         return concat_parts(out)
 
@@ -169,8 +177,8 @@ class MNISTStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for images_path, labels_path in zip(paths[0::2], paths[1::2], strict=True):
-            images = P.parse_idx(P.read_bytes(images_path), images_path)
-            labels = P.parse_idx(P.read_bytes(labels_path), labels_path)
+            images = parse_idx(read_bytes(images_path), images_path)
+            labels = parse_idx(read_bytes(labels_path), labels_path)
             if images.ndim != 3 or images.shape[1:] != (28, 28) or images.dtype != np.uint8:
                 raise DataError(
                     f"{images_path} holds {images.dtype} images of shape {images.shape}; "
@@ -202,10 +210,10 @@ class ElectricityStream(RealStream):
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         (path,) = paths
-        arff = P.parse_arff(read_text(path), path)
+        arff = parse_arff(read_text(path), path)
         cols = [arff.column(name) for name in _ELEC_FEATURES]
-        X = P.to_float_columns(arff.table, cols, path)
-        y, _ = P.encode_labels(arff.table[:, arff.column("class")], self.spec.class_names, path)
+        X = to_float_columns(arff.table, cols, path)
+        y, _ = encode_labels(arff.table[:, arff.column("class")], self.spec.class_names, path)
         return {"X": X, "y": y}
 
 
@@ -218,5 +226,5 @@ class CovtypeStream(RealStream):
 
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         (path,) = paths
-        table = P.parse_numeric_table(read_text(path), delimiter=",", n_cols=55, source=path)
+        table = parse_numeric_table(read_text(path), delimiter=",", n_cols=55, source=path)
         return {"X": table[:, :54], "y": int_labels(table[:, 54], 1, 7, path)}

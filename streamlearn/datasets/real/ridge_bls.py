@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import DataError, Options
-from streamlearn.datasets import _parsers as P
+from streamlearn.datasets.formats.binary import parse_norb_mat
+from streamlearn.datasets.formats.raw import read_bytes
 from streamlearn.datasets.real.base import (
     PartStream,
     concat_parts,
@@ -69,8 +70,8 @@ class SmallNORBStream(PartStream):
     def _parse(self, paths: list[Path]) -> dict[str, np.ndarray]:
         out = []
         for dat_path, cat_path in zip(paths[0::2], paths[1::2], strict=True):
-            dat = P.parse_norb_mat(P.read_bytes(dat_path), dat_path)
-            cat = P.parse_norb_mat(P.read_bytes(cat_path), cat_path)
+            dat = parse_norb_mat(read_bytes(dat_path), dat_path)
+            cat = parse_norb_mat(read_bytes(cat_path), cat_path)
             if dat.ndim != 4 or dat.shape[1:] != (2, 96, 96) or dat.dtype != np.uint8:
                 raise DataError(
                     f"{dat_path} holds {dat.dtype} data of shape {dat.shape}; expected "

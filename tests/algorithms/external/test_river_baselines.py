@@ -19,7 +19,7 @@ from streamlearn.algorithms.external.river_baselines import (
 )
 from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
-from streamlearn.datasets.synthetic import SEAStream
+from streamlearn.datasets.synthetic.drift import SEAStream
 
 # fast settings: small ensembles, fixed seeds
 CASES: dict[str, tuple[type[RiverClassifier], dict[str, Any]]] = {

@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from streamlearn.algorithms.linear.rls import RLS
 from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
-from streamlearn.datasets.synthetic import SEAStream
+from streamlearn.datasets.synthetic.drift import SEAStream
 from tests.reference.rls import ridge_direct
 
 EPS = np.finfo(np.float64).eps

@@ -10,7 +10,7 @@ import pytest
 
 from streamlearn.algorithms.series.fast_ons import FastONS
 from streamlearn.algorithms.series.ons import RegularONS
-from streamlearn.datasets.synthetic_series import SpeechLikeSeries, TemperatureLikeSeries
+from streamlearn.datasets.synthetic.series import SpeechLikeSeries, TemperatureLikeSeries
 from tests.algorithms.series.series_helpers import predict_series
 from tests.reference.online_newton_step import ar2_series, ons_ref
 

@@ -18,15 +18,15 @@ from typer.testing import CliRunner
 
 from streamlearn import atomic
 from streamlearn.cli.data import data_app
-from streamlearn.datasets import _parsed_cache
 from streamlearn.datasets.real.base import load_dataset
+from streamlearn.datasets.store import parsed_cache
 from tests.data_dir_guard import forbid_writes, snapshot
-from tests.datasets import test_store as store_tests
+from tests.datasets import tiny_data
 
 # Private cache dir (``tmp_path / "cache"``), no data-dir env, no auto download, empty hash
 # memo (autouse); a fresh data directory; tiny CoverType files.
-isolated = store_tests.isolated
-ddir = store_tests.ddir
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
 
 ARRAYS = {
     "X": np.array([[1.0, -3.0], [70000.0, 2.0]]),  # integral: stored as int32
@@ -45,9 +45,9 @@ def assert_same(got: dict[str, np.ndarray] | None, want: dict[str, np.ndarray]) 
 
 
 def tiny_covtype(monkeypatch: pytest.MonkeyPatch, ddir: Path, n: int = 30) -> np.ndarray:
-    rows = store_tests.covtype_rows(n)
-    store_tests.write_covtype(ddir, store_tests.table_text(rows))
-    store_tests.pin(monkeypatch, "covtype", ddir)
+    rows = tiny_data.covtype_rows(n)
+    tiny_data.write_covtype(ddir, tiny_data.table_text(rows))
+    tiny_data.pin(monkeypatch, "covtype", ddir)
     return rows
 
 
@@ -58,33 +58,33 @@ def tiny_covtype(monkeypatch: pytest.MonkeyPatch, ddir: Path, n: int = 30) -> np
 
 def test_round_trip_and_compaction(tmp_path):
     path = tmp_path / "c" / "x-k1.npz"
-    assert _parsed_cache.save_parsed(path, ARRAYS)
+    assert parsed_cache.save_parsed(path, ARRAYS)
     with np.load(path) as raw:
         assert raw["X"].dtype == np.int32
-    assert_same(_parsed_cache.load_parsed(path), ARRAYS)
+    assert_same(parsed_cache.load_parsed(path), ARRAYS)
     assert [p.name for p in path.parent.iterdir()] == ["x-k1.npz"]
 
 
 def test_garbage_absent_foreign_and_renamed_entries_are_not_trusted(tmp_path):
     path = tmp_path / "x-k1.npz"
     path.write_bytes(b"PK\x03\x04garbage")
-    assert _parsed_cache.load_parsed(path) is None
-    assert _parsed_cache.load_parsed(tmp_path / "absent-k1.npz") is None
+    assert parsed_cache.load_parsed(path) is None
+    assert parsed_cache.load_parsed(tmp_path / "absent-k1.npz") is None
     np.savez(path, X=ARRAYS["X"])  # a valid .npz, but not an entry of ours
-    assert _parsed_cache.load_parsed(path) is None
-    _parsed_cache.save_parsed(path, ARRAYS)
+    assert parsed_cache.load_parsed(path) is None
+    parsed_cache.save_parsed(path, ARRAYS)
     other = tmp_path / "x-k2.npz"
     os.replace(path, other)  # an entry under another key's name
-    assert _parsed_cache.load_parsed(other) is None
+    assert parsed_cache.load_parsed(other) is None
 
 
 def test_every_flipped_byte_and_every_truncation_is_caught_or_harmless(tmp_path):
     path = tmp_path / "x-k1.npz"
-    _parsed_cache.save_parsed(path, ARRAYS)
+    parsed_cache.save_parsed(path, ARRAYS)
     data = path.read_bytes()
 
     def read(blob: bytes) -> dict[str, np.ndarray] | None:
-        return _parsed_cache._read_entry(io.BytesIO(blob), "k1")
+        return parsed_cache._read_entry(io.BytesIO(blob), "k1")
 
     assert_same(read(data), ARRAYS)
     caught = 0
@@ -105,27 +105,27 @@ def test_every_flipped_byte_and_every_truncation_is_caught_or_harmless(tmp_path)
 def test_a_flipped_byte_deep_in_a_large_entry_is_caught(tmp_path):
     path = tmp_path / "x-k1.npz"
     X = np.random.default_rng(0).random((2000, 300))  # 4.8 MB: read in several chunks
-    _parsed_cache.save_parsed(path, {"X": X})
+    parsed_cache.save_parsed(path, {"X": X})
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x10
     path.write_bytes(bytes(data))
-    assert _parsed_cache.load_parsed(path) is None
+    assert parsed_cache.load_parsed(path) is None
 
 
 def test_cache_key_depends_on_params_hashes_and_version(monkeypatch):
-    k = _parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
-    assert k == _parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
-    assert k != _parsed_cache.cache_key("a", {"part": "train"}, ["h1"])
-    assert k != _parsed_cache.cache_key("a", {"part": "all"}, ["h2"])
-    assert k != _parsed_cache.cache_key("b", {"part": "all"}, ["h1"])
-    monkeypatch.setattr(_parsed_cache, "PARSER_VERSION", "999")
-    assert k != _parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
+    k = parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
+    assert k == parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
+    assert k != parsed_cache.cache_key("a", {"part": "train"}, ["h1"])
+    assert k != parsed_cache.cache_key("a", {"part": "all"}, ["h2"])
+    assert k != parsed_cache.cache_key("b", {"part": "all"}, ["h1"])
+    monkeypatch.setattr(parsed_cache, "PARSER_VERSION", "999")
+    assert k != parsed_cache.cache_key("a", {"part": "all"}, ["h1"])
 
 
 def test_location_is_the_user_cache(tmp_path, monkeypatch):
-    assert _parsed_cache.parsed_cache_path("x", "k") == tmp_path / "cache" / "parsed" / "x-k.npz"
+    assert parsed_cache.parsed_cache_path("x", "k") == tmp_path / "cache" / "parsed" / "x-k.npz"
     monkeypatch.setenv("STREAMLEARN_CACHE", str(tmp_path / "elsewhere"))
-    assert _parsed_cache.parsed_cache_dir() == tmp_path / "elsewhere" / "parsed"
+    assert parsed_cache.parsed_cache_dir() == tmp_path / "elsewhere" / "parsed"
 
 
 # --------------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ def test_a_writable_data_directory_is_left_as_it_was(monkeypatch, tmp_path, ddir
     assert_array_equal(X, rows[:, :54])
     assert_array_equal(X2, X)
     assert snapshot(ddir) == before
-    assert [p.parent for p in _parsed_cache.entries()] == [tmp_path / "cache" / "parsed"]
+    assert [p.parent for p in parsed_cache.entries()] == [tmp_path / "cache" / "parsed"]
 
 
 def test_a_read_only_data_directory_is_never_written_and_the_cache_works(monkeypatch, ddir):
@@ -193,20 +193,20 @@ def test_the_write_guard_refuses_and_records(tmp_path, monkeypatch):
 def test_a_damaged_entry_is_parsed_again_and_rewritten(monkeypatch, ddir, damage):
     rows = tiny_covtype(monkeypatch, ddir)
     load_dataset("covtype", ddir)
-    (entry,) = _parsed_cache.entries()
+    (entry,) = parsed_cache.entries()
     entry.write_bytes(damage(entry.read_bytes()))
     X, y, meta = load_dataset("covtype", ddir)
     assert not meta["from_cache"]
     assert_array_equal(X, rows[:, :54])
     assert_array_equal(y, rows[:, 54] - 1)
-    assert _parsed_cache.load_parsed(entry) is not None  # rewritten whole
+    assert parsed_cache.load_parsed(entry) is not None  # rewritten whole
     assert load_dataset("covtype", ddir)[2]["from_cache"]
 
 
 def _fill(path: str, n: int) -> None:
     for _ in range(n):
         # Same content from every writer, as for one key; the size makes writes overlap.
-        _parsed_cache.save_parsed(Path(path), {"X": np.arange(300_000.0) / 7})
+        parsed_cache.save_parsed(Path(path), {"X": np.arange(300_000.0) / 7})
 
 
 def test_concurrent_writers_and_readers_never_see_a_partial_entry(tmp_path):
@@ -218,7 +218,7 @@ def test_concurrent_writers_and_readers_never_see_a_partial_entry(tmp_path):
         p.start()
     seen = 0  # once a whole entry is installed, every read finds a whole entry
     while any(p.is_alive() for p in procs):
-        got = _parsed_cache.load_parsed(path)
+        got = parsed_cache.load_parsed(path)
         if seen:
             assert got is not None, f"a partial entry after {seen} whole reads"
         if got is not None:
@@ -227,7 +227,7 @@ def test_concurrent_writers_and_readers_never_see_a_partial_entry(tmp_path):
     for p in procs:
         p.join()
         assert p.exitcode == 0
-    assert_same(_parsed_cache.load_parsed(path), want)
+    assert_same(parsed_cache.load_parsed(path), want)
     assert [p.name for p in path.parent.iterdir()] == ["x-k1.npz"]  # no temporary left
     assert seen > 0
 
@@ -249,7 +249,7 @@ def test_cache_clear_removes_entries_and_dead_writers_leftovers_only(monkeypatch
     in_progress = cache / "parsed" / f".covtype-k.npz.{os.getpid()}~def.tmp"
     leftover.write_bytes(b"half")
     in_progress.write_bytes(b"being written")
-    own_data = store_tests.write(cache, "datasets/covtype/covtype.data.gz", b"default data dir")
+    own_data = tiny_data.write(cache, "datasets/covtype/covtype.data.gz", b"default data dir")
     before_data = snapshot(ddir)
     res = CliRunner().invoke(data_app, ["cache-clear"], env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.output

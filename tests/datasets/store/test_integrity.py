@@ -23,17 +23,17 @@ import pytest
 
 from streamlearn.base import DataError
 from streamlearn.cli import app as cli
-from streamlearn.datasets import _store
-from streamlearn.datasets._store import DATASETS
+from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.real.base import load_dataset
-from tests.datasets import test_store as store_tests
+from streamlearn.datasets.store import checksums, downloads, verification
+from tests.datasets import tiny_data
 
-# Shared with the store tests: private cache dir, no data-dir env, no auto download, empty
+# From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty
 # hash memo (autouse); a fresh data directory; files and re-pinned reference hashes.
-isolated = store_tests.isolated
-ddir = store_tests.ddir
-pin = store_tests.pin
-write = store_tests.write
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
+pin = tiny_data.pin
+write = tiny_data.write
 
 COVTYPE = "covtype/covtype.data.gz"
 
@@ -89,12 +89,12 @@ def main_cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
 def test_same_size_edit_with_restored_mtime_is_hashed_again(tmp_path):
     f = tmp_path / "f.bin"
     f.write_bytes(b"aaaa")
-    assert _store.file_sha256(f) == hashlib.sha256(b"aaaa").hexdigest()
-    assert str(f.resolve()) in _store._read_hash_cache()  # the first hash was cached
+    assert checksums.file_sha256(f) == hashlib.sha256(b"aaaa").hexdigest()
+    assert str(f.resolve()) in checksums._read_hash_cache()  # the first hash was cached
     rewrite_keeping_size_and_mtime(f, b"bbbb")
-    assert _store.file_sha256(f) == hashlib.sha256(b"bbbb").hexdigest()
-    _store._hash_memo.clear()  # a new process: only the on-disk cache is left
-    assert _store.file_sha256(f) == hashlib.sha256(b"bbbb").hexdigest()
+    assert checksums.file_sha256(f) == hashlib.sha256(b"bbbb").hexdigest()
+    checksums._hash_memo.clear()  # a new process: only the on-disk cache is left
+    assert checksums.file_sha256(f) == hashlib.sha256(b"bbbb").hexdigest()
 
 
 def test_verify_reports_an_edit_hidden_by_a_restored_mtime(monkeypatch, capsys, ddir):
@@ -108,7 +108,7 @@ def test_verify_reports_an_edit_hidden_by_a_restored_mtime(monkeypatch, capsys, 
     assert code == DataError.exit_code, out
     assert "Verification failed" in out and "SHA-256" in out
     assert str(path) in out.replace("\n", "")
-    assert _store.dataset_status("covtype", ddir).state == "corrupt"  # the memo is not fooled
+    assert verification.dataset_status("covtype", ddir).state == "corrupt"  # the memo is not fooled
 
 
 def test_verify_reads_the_files_even_when_the_cache_says_otherwise(
@@ -116,17 +116,18 @@ def test_verify_reads_the_files_even_when_the_cache_says_otherwise(
 ):
     path = write(ddir, COVTYPE, covtype_bytes(2596))
     pin(monkeypatch, "covtype", ddir)
-    _store.file_sha256(path)
-    entries = _store._read_hash_cache()
+    checksums.file_sha256(path)
+    entries = checksums._read_hash_cache()
     entries[str(path.resolve())]["sha256"] = "0" * 64  # a stale entry with the right stamp
     (tmp_path / "cache" / "sha256-cache.json").write_text(json.dumps(entries))
-    _store._hash_memo.clear()
-    assert _store.dataset_status("covtype", ddir).state == "corrupt"  # memoised path trusts it
+    checksums._hash_memo.clear()
+    # the memoised path trusts it
+    assert verification.dataset_status("covtype", ddir).state == "corrupt"
     code, out = main_cli(monkeypatch, capsys, "data", "verify", "--data-dir", str(ddir))
     assert code == 0, out
     assert "1 file(s) verified" in out
     # ... and verify refreshed the entry.
-    assert _store._read_hash_cache()[str(path.resolve())]["sha256"] != "0" * 64
+    assert checksums._read_hash_cache()[str(path.resolve())]["sha256"] != "0" * 64
 
 
 def test_loading_reparses_after_an_edit_hidden_by_a_restored_mtime(ddir):
@@ -184,11 +185,11 @@ def test_loading_a_bad_path_raises_a_clear_data_error(ddir, make):
     msg = str(err.value)
     assert f"{path} {problem}" in msg
     assert "needs the file covtype/covtype.data.gz" in msg
-    status = _store.dataset_status("covtype", ddir)
+    status = verification.dataset_status("covtype", ddir)
     assert status.state == "corrupt"
     assert problem in status.label
     with pytest.raises(DataError, match="Replace it with the file"):
-        _store.fetch("covtype", ddir)  # never silently replaced
+        downloads.fetch("covtype", ddir)  # never silently replaced
     assert path.is_symlink() or path.is_dir()
 
 
@@ -196,7 +197,7 @@ def test_a_fifo_is_not_read(ddir):
     path = ddir / COVTYPE
     path.parent.mkdir(parents=True)
     os.mkfifo(path)
-    st = _store.verify_file(DATASETS["covtype"].files[0], ddir)
+    st = verification.verify_file(DATASETS["covtype"].files[0], ddir)
     assert st.state == "invalid" and "not a regular file" in (st.problem or "")
 
 
@@ -237,7 +238,7 @@ def test_verify_counts_files_without_a_reference_hash(monkeypatch, capsys, ddir)
 
 
 # --------------------------------------------------------------------------------------
-# Caches are best-effort; downloads go through the atomic writer
+# Caches are best-effort
 # --------------------------------------------------------------------------------------
 
 
@@ -252,29 +253,6 @@ def test_unwritable_caches_do_not_stop_loading(monkeypatch, tmp_path, ddir):
         np.testing.assert_allclose(y, [-1.0, -1 / 3, 1.0])
     assert not blocker.is_dir()
     assert sorted(p.name for p in ddir.iterdir()) == ["temperature"]
-
-
-def test_download_installs_with_the_atomic_writers_permissions(monkeypatch, tmp_path):
-    from streamlearn import atomic
-
-    monkeypatch.setattr(atomic, "_FILE_MODE", 0o640)  # as under umask 027
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "out" / "file.bin"
-    _store.download(src.as_uri(), dest, (hashlib.sha256(b"payload").hexdigest(),))
-    assert dest.stat().st_mode & 0o777 == 0o640
-    assert [p.name for p in dest.parent.iterdir()] == ["file.bin"]
-
-
-def test_download_into_a_path_that_cannot_be_created_is_a_data_error(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "dir"
-    (dest / "sub").mkdir(parents=True)  # a non-empty directory where the file should go
-    with pytest.raises(DataError, match=r"Cannot write .*must be writable to download"):
-        _store.download(src.as_uri(), dest)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "src.bin"]
-    assert [p.name for p in dest.iterdir()] == ["sub"]
 
 
 # --------------------------------------------------------------------------------------

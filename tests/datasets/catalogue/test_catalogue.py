@@ -1,6 +1,6 @@
-"""The layout of the dataset catalogue: one ``catalogue_<paper>`` module and one
-``real_<paper>`` module per paper, a dataset declared once (with the paper that
-introduced it) and referenced by the other papers that use it. No data needed.
+"""The layout of the dataset catalogue: one module per paper in ``datasets/catalogue/`` and
+one in ``datasets/real/``, a dataset declared once (with the paper that introduced it) and
+referenced by the other papers that use it. No data needed.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from streamlearn import components, registry
 from streamlearn.cli.data import PAPER_NAMES
-from streamlearn.datasets import _store
-from streamlearn.datasets._store import CATALOGUES, DATASETS
+from streamlearn.datasets import catalogue
+from streamlearn.datasets.catalogue import CATALOGUES, DATASETS
 from streamlearn.datasets.catalogue import spec as _spec
 from streamlearn.datasets.real.base import REAL_STREAMS
 
@@ -30,7 +30,7 @@ def test_catalogue_modules_are_in_paper_order_and_build_the_table():
         "temperature_whately"
     )
     with pytest.raises(RuntimeError, match="declared twice"):
-        _store._index([DATASETS["mnist"], DATASETS["mnist"]])
+        catalogue._index([DATASETS["mnist"], DATASETS["mnist"]])
 
 
 def test_each_dataset_lives_with_its_first_paper_and_is_referenced_by_the_others():

@@ -18,14 +18,15 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.datasets import _store
+from streamlearn.datasets import catalogue
 from streamlearn.datasets.real.base import REAL_STREAMS, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
+from streamlearn.datasets.store import verification
 from tests.data_dir_guard import forbid_writes, link_copy, snapshot
 
 DATA = Path(
     os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "datasets"
+        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[4] / "shared" / "datasets"
     )
 )
 
@@ -121,14 +122,14 @@ def test_info_without_loading_matches(name):
 
 
 def test_shared_files_all_verify():
-    for name in _store.DATASETS:
-        status = _store.dataset_status(name, DATA)
+    for name in catalogue.DATASETS:
+        status = verification.dataset_status(name, DATA)
         assert all(f.state != "mismatch" for f in status.files), name
         if name in EXPECTED:
             assert status.state in ("verified", "partial"), (name, status.label)
         if name in NOT_STORED:
             assert status.state == "missing", name
-    assert _store.dataset_status("codrna", DATA).state == "partial"  # cod-rna.t absent
+    assert verification.dataset_status("codrna", DATA).state == "partial"  # cod-rna.t absent
 
 
 def test_shared_folder_is_not_written(loaded, data_before):
@@ -143,7 +144,7 @@ def test_loads_are_cached_outside_the_data_folder(writable, tmp_path, monkeypatc
     names = ("german", "spambase", "letter")
     attempts: list[str] = []
     if writable:  # a user's own folder: links to the real files in a writable directory
-        files = [f.path for n in names for f in _store.DATASETS[n].files_for()]
+        files = [f.path for n in names for f in catalogue.DATASETS[n].files_for()]
         ddir = link_copy(DATA, tmp_path / "data", files)
     else:  # as root, chmod does not stop a write: refuse every write under DATA instead
         ddir = DATA

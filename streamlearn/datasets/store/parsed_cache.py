@@ -3,7 +3,7 @@
 Where
 -----
 ``<cache>/parsed/<dataset>-<key>.npz``, where ``<cache>`` is
-:func:`streamlearn.datasets._store.cache_dir` (``$STREAMLEARN_CACHE``, else
+:func:`streamlearn.datasets.store.locations.cache_dir` (``$STREAMLEARN_CACHE``, else
 ``platformdirs.user_cache_dir("streamlearn")``). Never in the data directory: that
 directory is the user's, and it is only ever read (``streamlearn data fetch`` is the one
 command that writes there). ``STREAMLEARN_PARSED_CACHE=0`` turns the cache off;
@@ -39,6 +39,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from streamlearn import atomic
+from streamlearn.datasets.store.locations import cache_dir
 
 __all__ = [
     "ENV_PARSED_CACHE",
@@ -76,8 +77,6 @@ def enabled() -> bool:
 
 def parsed_cache_dir() -> Path:
     """``<cache>/parsed``: the directory of the entries."""
-    from streamlearn.datasets._store import cache_dir
-
     return cache_dir() / "parsed"
 
 

@@ -1,168 +1,43 @@
-"""Data directory, checksums, downloads, the parsed cache, loaders on tiny files, and the CLI.
-
-No real data needed. Each loader of a dataset that is not stored in the shared folder
-(CoverType, KuaiRec, small NORB, svmguide3 in LIBSVM form, cod-rna.t, the full CMU ARCTIC
-tarball, the UMass temperature trace) is run on a tiny file written here in the official
-format; the dataset's reference hashes are re-pinned to the tiny files so that the
-verified code path is the one exercised.
+"""The real-data streams on tiny files (:mod:`streamlearn.datasets.real`): each loader of a
+dataset, including those not stored in the shared folder (CoverType, KuaiRec, small NORB,
+svmguide3 in LIBSVM form, cod-rna.t, the full CMU ARCTIC tarball, the UMass temperature
+trace), runs on a tiny file written here in the official format, with the dataset's
+reference hashes re-pinned to it so that the verified code path is the one exercised;
+registration, metadata without files, bad parameters, the parsed cache, the NaN policy and
+the adversarial block stream. No real data needed.
 """
 
 from __future__ import annotations
 
 import bz2
-import dataclasses
 import gzip
-import hashlib
 import io
-import json
-import os
 import struct
 import tarfile
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from typer.testing import CliRunner
 
 from streamlearn.base import DataError, UserError
-from streamlearn.cli.data import data_app
-from streamlearn.datasets import _parsed_cache, _store
-from streamlearn.datasets._store import DATASETS, FileSpec
+from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.real.base import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
-
-SHARED = Path(
-    os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "datasets"
-    )
+from streamlearn.datasets.store import parsed_cache
+from tests.datasets import tiny_data
+from tests.datasets.tiny_data import (
+    KUAI_HEADER,
+    covtype_rows,
+    pin,
+    table_text,
+    write,
+    write_covtype,
+    write_kuairec,
 )
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """Private cache dir, no data-dir env, no auto download, empty hash memo."""
-    monkeypatch.setenv("STREAMLEARN_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("STREAMLEARN_DATA", raising=False)
-    monkeypatch.delenv("STREAMLEARN_AUTO_DOWNLOAD", raising=False)
-    monkeypatch.delenv("STREAMLEARN_PARSED_CACHE", raising=False)
-    monkeypatch.setattr(_store, "_hash_memo", {})
-
-
-@pytest.fixture
-def ddir(tmp_path):
-    d = tmp_path / "data"
-    d.mkdir()
-    return d
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def pin(monkeypatch, name: str, ddir: Path) -> None:
-    """Make dataset ``name``'s reference hashes those of the tiny files in ``ddir``."""
-    spec = DATASETS[name]
-    files = tuple(
-        dataclasses.replace(f, sha256=(sha(ddir / f.path),) if (ddir / f.path).is_file() else ())
-        for f in spec.files
-    )
-    monkeypatch.setitem(DATASETS, name, dataclasses.replace(spec, files=files))
-
-
-def write(ddir: Path, rel: str, data: bytes) -> Path:
-    path = ddir / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-# --------------------------------------------------------------------------------------
-# Data directory resolution
-# --------------------------------------------------------------------------------------
-
-
-def test_data_dir_resolution_order(tmp_path, monkeypatch):
-    assert _store.resolve_data_dir() == tmp_path / "cache" / "datasets"
-    monkeypatch.setenv("STREAMLEARN_DATA", str(tmp_path / "env"))
-    assert _store.resolve_data_dir() == tmp_path / "env"
-    assert _store.resolve_data_dir(tmp_path / "arg") == tmp_path / "arg"
-    assert _store.resolve_data_dir(str(tmp_path / "arg")) == tmp_path / "arg"
-
-
-def test_default_cache_dir_is_platformdirs(monkeypatch):
-    import platformdirs
-
-    monkeypatch.delenv("STREAMLEARN_CACHE")
-    assert _store.cache_dir() == Path(platformdirs.user_cache_dir("streamlearn"))
-
-
-# --------------------------------------------------------------------------------------
-# Hashing and verification
-# --------------------------------------------------------------------------------------
-
-
-def test_sha256_is_cached_by_path_size_mtime_inode_ctime(tmp_path):
-    f = tmp_path / "f.bin"
-    f.write_bytes(b"abc")
-    digest = _store.file_sha256(f)
-    assert digest == hashlib.sha256(b"abc").hexdigest()
-    entries = json.loads((tmp_path / "cache" / "sha256-cache.json").read_text())
-    st = f.stat()
-    assert entries[str(f.resolve())] == {
-        "size": 3,
-        "mtime_ns": st.st_mtime_ns,
-        "ino": st.st_ino,
-        "ctime_ns": st.st_ctime_ns,
-        "sha256": digest,
-    }
-    # A fresh process (empty memo) reuses the on-disk entry without reading the file.
-    _store._hash_memo.clear()
-    entries[str(f.resolve())]["sha256"] = "0" * 64
-    (tmp_path / "cache" / "sha256-cache.json").write_text(json.dumps(entries))
-    assert _store.file_sha256(f) == "0" * 64
-    # ... but not when the file changed (size or mtime), nor with use_cache=False.
-    assert _store.file_sha256(f, use_cache=False) == digest
-    f.write_bytes(b"abcd")
-    assert _store.file_sha256(f) == hashlib.sha256(b"abcd").hexdigest()
-
-
-def test_verify_file_states(ddir):
-    f = write(ddir, "x/a.txt", b"hello")
-    good = FileSpec("x/a.txt", (sha(f),))
-    assert _store.verify_file(good, ddir).state == "ok"
-    assert _store.verify_file(FileSpec("x/a.txt", ("0" * 64,)), ddir).state == "mismatch"
-    assert _store.verify_file(FileSpec("x/a.txt"), ddir).state == "unverified"
-    assert _store.verify_file(FileSpec("x/b.txt", (sha(f),)), ddir).state == "missing"
-    # several accepted digests
-    assert _store.verify_file(FileSpec("x/a.txt", ("0" * 64, sha(f))), ddir).state == "ok"
-
-
-def test_missing_file_message_names_file_place_and_url(ddir):
-    with pytest.raises(DataError) as err:
-        _store.require_files("covtype", DATASETS["covtype"].files, ddir)
-    msg = str(err.value)
-    assert "covtype/covtype.data.gz" in msg
-    assert str(ddir / "covtype" / "covtype.data.gz") in msg
-    assert "https://archive.ics.uci.edu/ml/machine-learning-databases/covtype/" in msg
-    assert "streamlearn data fetch covtype" in msg
-    assert "given explicitly" in msg
-
-
-def test_missing_file_without_url_says_where_to_put_it(ddir):
-    with pytest.raises(DataError, match=r"uncompress shuttle\.trn\.Z"):
-        _store.require_files("shuttle", DATASETS["shuttle"].files, ddir)
-
-
-def test_wrong_hash_message_gives_both_hashes(ddir):
-    path = write(ddir, "spambase/spambase.data", b"1,2,3\n")
-    with pytest.raises(DataError) as err:
-        _store.require_files("spambase", DATASETS["spambase"].files, ddir)
-    msg = str(err.value)
-    assert sha(path) in msg
-    assert DATASETS["spambase"].files[0].sha256[0] in msg
-    assert "streamlearn data fetch spambase" in msg
+isolated = tiny_data.isolated
+ddir = tiny_data.ddir
 
 
 def test_stream_check_available_and_load_fail_on_wrong_hash(ddir):
@@ -240,141 +115,9 @@ def test_invalid_parameters_are_user_errors():
         load_split("letter")
 
 
-@pytest.mark.skipif(not (SHARED / "manifest.json").exists(), reason="shared datasets absent")
-def test_declared_hashes_match_the_shared_manifest():
-    manifest = json.loads((SHARED / "manifest.json").read_text())
-    declared = {f.path: f for spec in DATASETS.values() for f in spec.files}
-    n = 0
-    for entry in manifest.values():
-        for f in entry["files"]:
-            assert f["path"] in declared, f["path"]
-            assert declared[f["path"]].sha256[0] == f["sha256"]
-            assert declared[f["path"]].size == f["bytes"]
-            n += 1
-    assert n == 35
-
-
-# --------------------------------------------------------------------------------------
-# Downloads
-# --------------------------------------------------------------------------------------
-
-
-def test_download_file_url_verifies_and_reports_progress(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(os.urandom(3 * (1 << 20) + 5))
-    dest = tmp_path / "out" / "deep" / "file.bin"
-    calls = []
-    digest = _store.download(
-        src.as_uri(), dest, (sha(src),), progress=lambda d, t: calls.append((d, t))
-    )
-    assert digest == sha(src) == sha(dest)
-    assert calls[-1][0] == src.stat().st_size
-    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
-    assert not [p for p in dest.parent.iterdir() if p.name.endswith(".part")]
-
-
-def test_download_with_wrong_hash_leaves_nothing(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"payload")
-    dest = tmp_path / "new" / "sub" / "file.bin"
-    with pytest.raises(DataError, match="was not installed"):
-        _store.download(src.as_uri(), dest, ("0" * 64,))
-    assert not dest.exists()
-    assert not (tmp_path / "new").exists()  # directories made for it are removed again
-
-
-def test_download_failure_keeps_existing_file(tmp_path):
-    dest = tmp_path / "file.bin"
-    dest.write_bytes(b"old")
-    with pytest.raises(DataError, match="failed"):
-        _store.download((tmp_path / "absent.bin").as_uri(), dest)
-    assert dest.read_bytes() == b"old"
-    assert [p.name for p in tmp_path.iterdir()] == ["file.bin"]
-
-
-def test_download_into_read_only_dir_is_refused(tmp_path):
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"x")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        with pytest.raises(DataError, match="read-only"):
-            _store.download(src.as_uri(), ro / "sub" / "f.bin")
-        assert list(ro.iterdir()) == []
-        assert not _store.dir_writable(ro)
-    finally:
-        ro.chmod(0o755)
-
-
-def test_fetch_downloads_missing_files_and_skips_good_ones(tmp_path, ddir, monkeypatch):
-    src = tmp_path / "srv"
-    a = write(src, "a.txt", b"1,2\n")
-    b = write(src, "b.txt", b"3,4\n")
-    spec = _store.DatasetSpec(
-        name="toy",
-        title="toy",
-        papers=("forks",),
-        task="classification",
-        files=(
-            FileSpec("toy/a.txt", (sha(a),), url=a.as_uri()),
-            FileSpec("toy/b.txt", (sha(b),), url=b.as_uri()),
-        ),
-        n_features=1,
-        n_classes=2,
-        sizes={"all": 2},
-    )
-    monkeypatch.setitem(DATASETS, "toy", spec)
-    seen = []
-    out = _store.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
-    assert [s.state for s in out] == ["ok", "ok"]
-    assert set(seen) == {"toy/a.txt", "toy/b.txt"}
-    seen.clear()
-    _store.fetch("toy", ddir, progress=lambda f, d, t: seen.append(f.path))
-    assert seen == []  # already verified
-    (ddir / "toy" / "b.txt").write_bytes(b"corrupt")
-    _store.fetch("toy", ddir)
-    assert (ddir / "toy" / "b.txt").read_bytes() == b"3,4\n"
-    assert _store.dataset_status("toy", ddir).state == "verified"
-
-
-def test_auto_download_on_load(tmp_path, ddir, monkeypatch):
-    srv = tmp_path / "srv"
-    rows = (
-        b"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
-        b"31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,1\n"
-    )
-    src = write(srv, "spambase.data", rows)
-    spec = DATASETS["spambase"]
-    fs = dataclasses.replace(spec.files[0], sha256=(sha(src),), url=src.as_uri())
-    monkeypatch.setitem(DATASETS, "spambase", dataclasses.replace(spec, files=(fs,)))
-    with pytest.raises(DataError, match="not in the data directory"):
-        load_dataset("spambase", ddir)
-    monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", "1")
-    X, y, _ = load_dataset("spambase", ddir)
-    assert X.shape == (1, 57) and y.tolist() == [1]
-
-
 # --------------------------------------------------------------------------------------
 # CoverType on a tiny file: parsing, the cache, bad data
 # --------------------------------------------------------------------------------------
-
-
-def covtype_rows(n: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = np.column_stack(
-        [rng.integers(1800, 3900, n), rng.integers(0, 360, (n, 9)), rng.integers(0, 2, (n, 44))]
-    )
-    y = rng.integers(1, 8, n)
-    return np.column_stack([X, y])
-
-
-def write_covtype(ddir: Path, text: str) -> Path:
-    return write(ddir, "covtype/covtype.data.gz", gzip.compress(text.encode()))
-
-
-def table_text(rows: np.ndarray) -> str:
-    return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
 def test_covtype_tiny_file_and_cache(monkeypatch, ddir):
@@ -391,7 +134,7 @@ def test_covtype_tiny_file_and_cache(monkeypatch, ddir):
     assert meta2["from_cache"]
     assert_array_equal(X2, X)
     assert_array_equal(y2, y)
-    assert len(list(_parsed_cache.parsed_cache_dir().glob("covtype-*.npz"))) == 1
+    assert len(list(parsed_cache.parsed_cache_dir().glob("covtype-*.npz"))) == 1
 
 
 def test_covtype_cache_invalidated_when_file_changes(monkeypatch, ddir):
@@ -413,7 +156,7 @@ def test_cache_can_be_disabled(monkeypatch, ddir):
     load_dataset("covtype", ddir)
     _, _, meta = load_dataset("covtype", ddir)
     assert not meta["from_cache"]
-    assert not _parsed_cache.parsed_cache_dir().exists()
+    assert not parsed_cache.parsed_cache_dir().exists()
 
 
 @pytest.mark.parametrize(
@@ -437,7 +180,7 @@ def test_covtype_bad_data(monkeypatch, ddir, mutate, match):
     pin(monkeypatch, "covtype", ddir)
     with pytest.raises(DataError, match=match):
         load_dataset("covtype", ddir)
-    assert _parsed_cache.entries() == []
+    assert parsed_cache.entries() == []
 
 
 def test_covtype_truncated_gzip(monkeypatch, ddir):
@@ -575,29 +318,6 @@ def test_ijcnn1_bz2_concatenation(monkeypatch, ddir):
     pin(monkeypatch, "ijcnn1", ddir)
     X, y, _ = load_dataset("ijcnn1", ddir)
     assert X.shape == (3, 22) and y.tolist() == [0, 1, 0] and X[2, 2] == 0.25
-
-
-def write_kuairec(ddir: Path, small: str) -> Path:
-    users = (
-        "user_id,user_active_degree,is_lowactive_period,follow_user_num,"
-        "follow_user_num_range,register_days,onehot_feat0\n"
-        "14,high_active,0,5,(0;10],107,1\n21,full_active,1,120,(100;150],30,0\n"
-    )
-    items = (
-        "video_id,date,author_id,video_type,video_duration,show_cnt,play_cnt\n"
-        "148,20200705,3,NORMAL,6067,100,80\n183,20200705,4,AD,6100,50,20\n"
-        "148,20200706,3,NORMAL,6067,110,90\n"
-    )
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("KuaiRec 2.0/data/small_matrix.csv", small)
-        zf.writestr("KuaiRec 2.0/data/user_features.csv", users)
-        zf.writestr("KuaiRec 2.0/data/item_daily_features.csv", items)
-        zf.writestr("KuaiRec 2.0/data/item_categories.csv", "video_id,feat\n148,[8]\n")
-    return write(ddir, "kuairec/KuaiRec.zip", buf.getvalue())
-
-
-KUAI_HEADER = "user_id,video_id,play_duration,video_duration,time,date,timestamp,watch_ratio\n"
 
 
 def test_kuairec_tiny_zip(monkeypatch, ddir):
@@ -854,74 +574,3 @@ def test_adversarial_too_many_blocks(tiny_german):
         AdversarialStream(base="codrna", data_dir=tiny_german).check_available()
 
 
-# --------------------------------------------------------------------------------------
-# Status and the CLI
-# --------------------------------------------------------------------------------------
-
-
-def test_dataset_status_states(monkeypatch, ddir):
-    assert _store.dataset_status("covtype", ddir).state == "missing"
-    write_covtype(ddir, table_text(covtype_rows(2)))
-    assert _store.dataset_status("covtype", ddir).state == "corrupt"  # reference hash differs
-    pin(monkeypatch, "covtype", ddir)
-    assert _store.dataset_status("covtype", ddir).state == "verified"
-    write(ddir, "libsvm/cod-rna", b"-1 1:1\n")
-    pin(monkeypatch, "codrna", ddir)
-    st = _store.dataset_status("codrna", ddir)
-    assert st.state == "partial" and "cod-rna.t missing" in st.label
-    write(ddir, "libsvm/svmguide3", b"-1 1:1\n")  # no reference hash, test file missing
-    assert _store.dataset_status("svmguide3", ddir).state == "partial"
-    write(ddir, "libsvm/svmguide3.t", b"-1 1:1\n")
-    assert _store.dataset_status("svmguide3", ddir).state == "present"
-    assert "substitute for svmguide3" in _store.dataset_status("svmguide3_csv", ddir).label
-    assert "partial copy of cmu_arctic" in _store.dataset_status("cmu_arctic_sample", ddir).label
-
-
-def invoke(*args):
-    result = CliRunner().invoke(data_app, list(args), env={"COLUMNS": "250"})
-    return result
-
-
-def test_cli_list_info_verify(monkeypatch, ddir):
-    write_covtype(ddir, table_text(covtype_rows(2)))
-    pin(monkeypatch, "covtype", ddir)
-    res = invoke("list", "--data-dir", str(ddir))
-    assert res.exit_code == 0, res.output
-    for name in DATASETS:
-        assert name in res.output
-    assert "581,012 x 54" in res.output
-    line = next(ln for ln in res.output.splitlines() if "covtype" in ln)
-    assert "verified" in line
-    line = next(ln for ln in res.output.splitlines() if "temperature_whately" in ln)
-    assert "missing" in line and "substitute for temperature" in line
-    assert "adversarial" in res.output
-    res = invoke("list", "--data-dir", str(ddir), "--paper", "fast_ons")
-    assert "mnist" not in res.output and "cmu_arctic" in res.output
-    res = invoke("info", "covtype", "--data-dir", str(ddir))
-    assert res.exit_code == 0 and "covtype/covtype.data.gz" in res.output
-    assert "ok" in res.output
-    res = invoke("verify", "--data-dir", str(ddir))
-    assert res.exit_code == 0 and "1 file(s) verified" in res.output
-    res = invoke("verify", "covtype", "--data-dir", str(ddir))
-    assert res.exit_code == 0
-    res = invoke("verify", "mnist", "--data-dir", str(ddir))
-    assert isinstance(res.exception, DataError) and "missing" in str(res.exception)
-    (ddir / "covtype" / "covtype.data.gz").write_bytes(b"corrupted")
-    res = invoke("verify", "--data-dir", str(ddir))
-    assert isinstance(res.exception, DataError)
-    assert "SHA-256" in str(res.exception)
-    res = invoke("info", "nosuchdata")
-    assert isinstance(res.exception, UserError) and "Unknown dataset" in str(res.exception)
-
-
-def test_cli_fetch(tmp_path, ddir, monkeypatch):
-    src = write(tmp_path / "srv", "spambase.data", b"0," * 57 + b"1\n")
-    spec = DATASETS["spambase"]
-    fs = dataclasses.replace(spec.files[0], sha256=(sha(src),), url=src.as_uri())
-    monkeypatch.setitem(DATASETS, "spambase", dataclasses.replace(spec, files=(fs,)))
-    res = invoke("fetch", "spambase", "--data-dir", str(ddir))
-    assert res.exit_code == 0, res.output
-    assert (ddir / "spambase" / "spambase.data").read_bytes() == src.read_bytes()
-    assert "verified" in res.output
-    res = invoke("fetch", "shuttle", "--data-dir", str(ddir))
-    assert isinstance(res.exception, DataError) and "uncompress" in str(res.exception)
