@@ -29,7 +29,7 @@ import numpy as np
 
 from streamlearn import components
 from streamlearn.base import DataError, Learner, PreparedData, Protocol, RunContext, UserError
-from streamlearn.config.validation import AlgorithmConfig, ExperimentConfig, StreamConfig
+from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.failures import SigintWatch, describe_failure
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
