@@ -86,3 +86,28 @@ def test_a_missing_required_parameter_is_named():
     with pytest.raises(UserError, match="Needs needs the parameter 'rate'"):
         Needs.check_params({})
     Needs.check_params({"rate": 0.1})
+
+
+def test_a_user_class_rejecting_a_value_is_a_config_error(tmp_path, monkeypatch):
+    """A class given by dotted path keeps its rules in its own __init__: the config check
+    builds that class (not the learner wrapping it) and reports what it raises."""
+    (tmp_path / "picky_learners.py").write_text(
+        "class Picky:\n"
+        "    def __init__(self, rate: float = 0.1):\n"
+        "        if rate <= 0:\n"
+        "            raise ValueError('rate must be positive')\n"
+        "    def predict_one(self, x):\n"
+        "        return 0\n"
+        "    def learn_one(self, x, y):\n"
+        "        pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from streamlearn.config import ConfigError, parse_config
+
+    cfg = {"name": "t", "streams": [{"name": "sea", "params": {"n_samples": 300}}],
+           "algorithms": [{"name": "picky_learners:Picky", "label": "P",
+                           "params": {"rate": -1.0}}]}
+    with pytest.raises(ConfigError, match=r"'algorithms\[0\]\.params': Picky rejected these "
+                                          "parameters: ValueError: rate must be positive"):
+        parse_config(cfg)
+    cfg["algorithms"][0]["params"] = {"rate": 0.5}
+    parse_config(cfg)
