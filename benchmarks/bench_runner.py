@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from streamlearn.components import get_algorithm
-from streamlearn.config.validation import parse_config
+from streamlearn.config import parse_config
 from streamlearn.evaluation.runs import execute_run, plan_runs
 from streamlearn.protocols.preparation import prepare_stream
 from streamlearn.protocols.prequential_loop import run_prequential

@@ -33,7 +33,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 from streamlearn import components
-from streamlearn.config.validation import load_config
+from streamlearn.config import load_config
 from streamlearn.evaluation.runs import build_learner
 from streamlearn.protocols.preparation import prepare_stream
 

@@ -189,12 +189,22 @@ class Base:
         return type(self)(**params)
 
     def _validate_params(self) -> None:
-        for name, constraint in self._constraints.items():
-            value = getattr(self, name)
+        """Check the parameters as stored (``__init__`` calls it last):
+        :meth:`_check_param_values` on this object's attributes."""
+        type(self)._check_param_values(_StoredParams(self))
+
+    @classmethod
+    def _check_param_values(cls, values: Mapping[str, Any]) -> None:
+        """Raise a ``UserError`` for the first value in ``values`` (parameter name →
+        value, every parameter present) that breaks ``_constraints``. A class with a rule
+        over several parameters extends it (``super()`` first), so that the rule holds
+        both when it is built and when a config is checked (:meth:`check_params`)."""
+        for name, constraint in cls._constraints.items():
+            value = values[name]
             problem = constraint.check(value)
             if problem is not None:
                 raise UserError(
-                    f"The {name!r} parameter of {type(self).__name__} {problem}. "
+                    f"The {name!r} parameter of {cls.__name__} {problem}. "
                     f"Got {value!r} instead."
                 )
 
@@ -209,6 +219,19 @@ class Base:
                     f"{_close_matches(key, valid)} Valid parameters: {', '.join(valid)}."
                 )
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """Raise the ``UserError`` that ``cls(**params)`` would raise for these
+        parameters, without building anything: unknown names, a missing required one,
+        then the given-or-default values against :meth:`_check_param_values`. The config
+        check calls it, so that a learner is built once, by its run."""
+        cls.check_param_names(params)
+        for p in cls._init_params():
+            if p.default is p.empty and p.name not in params:
+                raise UserError(f"{cls.__name__} needs the parameter {p.name!r} (it has no "
+                                "default).")
+        cls._check_param_values({**cls.default_params(), **params})
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
@@ -221,6 +244,22 @@ class Base:
     def model_bytes(self) -> int:
         """Bytes held in NumPy arrays of the learned state (a model-size measure)."""
         return int(sum(a.nbytes for a in self._memory_arrays()))
+
+
+class _StoredParams(Mapping[str, Any]):
+    """An object's stored parameters as a read-only mapping (name → attribute)."""
+
+    def __init__(self, obj: Base) -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self._obj, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._obj._param_names())
+
+    def __len__(self) -> int:
+        return len(self._obj._param_names())
 
 
 # --------------------------------------------------------------------------------------

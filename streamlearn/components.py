@@ -250,20 +250,28 @@ class _Wrapped(Learner):
     def __init__(self, **params: Any) -> None:
         check_signature_params(self.target, params, self.target.__name__)
         self.params_ = dict(params)
-        self._validate_target()
+        self._check_target(self.params_)
 
-    def _validate_target(self) -> None:
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """The signature's checks, then the target's own ``__init__`` (its rules are its
+        code): the target is built, the learner is not."""
+        check_signature_params(cls.target, params, cls.target.__name__)
+        cls._check_target(params)
+
+    @classmethod
+    def _check_target(cls, params: dict[str, Any]) -> None:
         from streamlearn.interrupts import SigintWatch
 
         with SigintWatch() as interrupt:
             try:
-                self.target(**self.params_)
+                cls.target(**params)
             except UserError:
                 raise
             except BaseException as exc:  # SystemExit, its own KeyboardInterrupt: its code
                 if interrupt.seen:  # a real Ctrl-C
                     raise
-                raise UserError(f"{self.target.__name__} rejected these parameters: "
+                raise UserError(f"{cls.target.__name__} rejected these parameters: "
                                 f"{type(exc).__name__}: {exc}") from None
 
     @classmethod

@@ -19,6 +19,7 @@ from streamlearn.cli.data import data_app
 from streamlearn.cli.listing import list_
 from streamlearn.cli.report import report
 from streamlearn.cli.run import run, validate
+from streamlearn.cli.schema import schema
 
 app = typer.Typer(
     name="streamlearn",
@@ -55,6 +56,7 @@ app.command()(validate)
 app.command("list")(list_)
 app.command()(report)
 app.command()(check)
+app.command()(schema)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
 
 

@@ -180,7 +180,7 @@ def run(
     Runs whose record is already complete are skipped, so an interrupted run resumes
     where it stopped. Tables and plots are written to the output directory.
     """
-    from streamlearn.config.validation import load_config
+    from streamlearn.config import load_config
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
     from streamlearn.reporting.report import build_report, problem_lines, warning_lines
@@ -243,7 +243,7 @@ def validate(
     smoke: Annotated[bool, typer.Option("--smoke", help="Validate the smoke version.")] = False,
 ) -> None:
     """Check a config (names, types, ranges, data files) without running anything."""
-    from streamlearn.config.validation import load_config
+    from streamlearn.config import load_config
     from streamlearn.evaluation.output_dir import check_writable
     from streamlearn.evaluation.runner import check_streams_available, plan_runs
 

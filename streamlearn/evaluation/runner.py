@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamlearn.base import DataError, UserError
-from streamlearn.config.validation import ExperimentConfig
+from streamlearn.config import ExperimentConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.runs import (

@@ -28,7 +28,7 @@ import numpy as np
 
 from streamlearn import components
 from streamlearn.base import Learner, PreparedData, Protocol, RunContext
-from streamlearn.config.validation import AlgorithmConfig, ExperimentConfig, StreamConfig
+from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
 from streamlearn.evaluation.failures import SigintWatch, describe_failure
 from streamlearn.file_names import run_id as make_run_id

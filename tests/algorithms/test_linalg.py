@@ -110,7 +110,7 @@ def test_pros_n_kons_survives_the_failing_matrix(data_dir):
     eigenpairs of that very matrix are right. (With this machine's default OpenBLAS kernel
     NumPy fails by itself at 92 points, with SkylakeX and Sandybridge it converges.)"""
     from streamlearn import components
-    from streamlearn.config.validation import load_config
+    from streamlearn.config import load_config
     from streamlearn.evaluation.runs import build_learner
     from streamlearn.protocols.preparation import prepare_stream
 

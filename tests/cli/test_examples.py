@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from streamlearn import components
-from streamlearn.config.validation import load_config
+from streamlearn.config import load_config
 from streamlearn.reporting import tables
 from streamlearn.reporting.summary import summarize
 from tests.cli_helpers import cli_exit_code as _cli

@@ -298,7 +298,7 @@ def test_output_directory_under_a_parent_that_is_not_writable(tmp_path, capsys,
 def test_the_check_before_writing_does_not_parse_the_file_again(tmp_path, monkeypatch):
     """The pre-run check parses the file once and its runs reuse it (2 seeds × 2
     learners: the code before parsed it 4 times, twice per seed)."""
-    from streamlearn.config.validation import load_config
+    from streamlearn.config import load_config
     from streamlearn.datasets import files as file_streams
     from streamlearn.evaluation.runner import run_experiment
 

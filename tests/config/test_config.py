@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamlearn.config.validation import ConfigError, load_config, parse_config
+from streamlearn.config import ConfigError, load_config, parse_config
 from tests.cli_helpers import run_cli_split
 
 GOOD = {

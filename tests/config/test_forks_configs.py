@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from streamlearn.base import DataError
-from streamlearn.config.validation import load_config
+from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from tests.datasets.tiny_data import KUAI_HEADER, pin, write_kuairec
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn.config.validation import load_config
+from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.reporting.report import build_report
 from tests.cli_helpers import run_cli

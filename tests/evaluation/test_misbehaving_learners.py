@@ -126,15 +126,13 @@ class WeirdFloat(np.float64):
 
 
 class RaisesLearner(Classifier):
-    """A streamlearn learner raising `what` in `where`: init (after the config's check),
-    repr, model_bytes or counters."""
-
-    armed = False  # set once the config is loaded: its own check builds the learner
+    """A streamlearn learner raising `what` in `where`: init (the config check does not
+    build it; its run does), repr, model_bytes or counters."""
 
     def __init__(self, *, what: str = "SystemExit", where: str = "init"):
         self.what = what
         self.where = where
-        if where == "init" and type(self).armed:
+        if where == "init":
             raise _exception(what)
 
     def __repr__(self):
@@ -258,25 +256,8 @@ CASES += [("RaisesLearner", "SystemExit", where)
           for where in ("init", "repr", "model_bytes", "counters")]
 
 
-def _arm_after_config_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    """RaisesLearner's __init__ raises from the moment the config is loaded (the run)."""
-    import streamlearn.config.validation
-
-    load = streamlearn.config.validation.load_config
-
-    def load_then_arm(path: str | Path) -> object:
-        cfg = load(path)
-        components.get_algorithm("misbehaving:RaisesLearner").armed = True
-        return cfg
-
-    monkeypatch.setattr(streamlearn.config.validation, "load_config", load_then_arm)
-
-
 @pytest.mark.parametrize("cls,what,where", CASES)
-def test_anything_a_learner_raises_fails_its_run_only(user_dir, capsys, monkeypatch, cls,
-                                                      what, where):
-    if where == "init":
-        _arm_after_config_load(monkeypatch)
+def test_anything_a_learner_raises_fails_its_run_only(user_dir, capsys, cls, what, where):
     cfg = _config(user_dir, [
         {"name": f"misbehaving:{cls}", "label": "Bad", "params": {"what": what, "where": where}},
         {"name": "misbehaving:Majority", "label": "Majority"},
@@ -409,17 +390,19 @@ def test_ctrl_c_while_the_command_starts_is_a_clean_exit_130():
 
 
 @pytest.mark.parametrize("what", ["SystemExit", "KeyboardInterrupt"])
-def test_config_check_of_a_learner_whose_init_exits_is_a_config_error(user_dir, capsys,
-                                                                      what):
-    """The config's check builds the learner: its own SystemExit or KeyboardInterrupt
-    (no Ctrl-C reached the process) is a config error, exit 2, not an interrupt (130)."""
-    components.get_algorithm("misbehaving:RaisesLearner").armed = True
+def test_the_config_check_does_not_build_the_learner(user_dir, capsys, what):
+    """The config check reads a learner's parameters without building it, so a learner
+    whose __init__ exits (its own SystemExit or KeyboardInterrupt: no Ctrl-C reached the
+    process) validates; each of its runs builds it and fails, exit 1, not an interrupt
+    (130)."""
     cfg = _config(user_dir, [{"name": "misbehaving:RaisesLearner", "label": "Bad",
                               "params": {"what": what}}])
+    rc, text = run_cli(["validate", str(cfg)], capsys)
+    assert rc == 0, text
     rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
-    assert rc == 2, text
-    assert f"building RaisesLearner failed: {what}" in " ".join(text.split())
-    assert not (user_dir / "out").exists()
+    assert rc == 1, text
+    assert "Traceback" not in text
+    assert _records(user_dir / "out")["Bad"]["error"].startswith(what)
 
 
 # ------------------------------------------------------------------ read-only inputs

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from streamlearn.base import Classifier
-from streamlearn.config.validation import parse_config
+from streamlearn.config import parse_config
 from streamlearn.evaluation import records
 from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.protocols.preparation import derive_seeds, normalise, prepare_stream

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from streamlearn import components
 from streamlearn.base import PreparedData, RunContext
-from streamlearn.config.validation import load_config
+from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.kernels.forks_budget import gauss_matrix
 from streamlearn.metrics.kernel_regret import best_rkhs_loss_curve, group_ids

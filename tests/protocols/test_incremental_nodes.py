@@ -125,7 +125,7 @@ def test_bad_protocol_parameter_is_a_config_error(tmp_path, capsys):
 
 
 def test_mnist_official_split(data_dir):
-    from streamlearn.config.validation import StreamConfig
+    from streamlearn.config import StreamConfig
     from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
     from streamlearn.protocols.preparation import prepare_stream
 

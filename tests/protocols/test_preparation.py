@@ -11,7 +11,7 @@ import pytest
 
 from streamlearn import components, registry
 from streamlearn.base import Stream, StreamInfo
-from streamlearn.config.validation import StreamConfig
+from streamlearn.config import StreamConfig
 from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
 from streamlearn.protocols.preparation import (
     Preparation,

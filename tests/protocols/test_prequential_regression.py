@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from streamlearn.base import Regressor, StreamInfo
-from streamlearn.config.validation import parse_config
+from streamlearn.config import parse_config
 from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 from tests.cli_helpers import run_cli

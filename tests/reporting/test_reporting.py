@@ -19,7 +19,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from streamlearn.cli.app import app
-from streamlearn.config.validation import parse_config
+from streamlearn.config import parse_config
 from streamlearn.evaluation import records
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.reporting import plots, tables

@@ -45,7 +45,7 @@ Input normalisation (min-max, z-score) is done by the runner. Here, the pre-acti
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -310,14 +310,15 @@ class BLSClassifier(Classifier):
         self.seed = seed
         self._validate_params()
 
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if self.enh_scale is not None and self.enh_shrink is not None:
+    @classmethod
+    def _check_param_values(cls, values: Mapping[str, Any]) -> None:
+        super()._check_param_values(values)
+        if values["enh_scale"] is not None and values["enh_shrink"] is not None:
             raise UserError(
-                f"{type(self).__name__}: set at most one of 'enh_scale' and 'enh_shrink'."
+                f"{cls.__name__}: set at most one of 'enh_scale' and 'enh_shrink'."
             )
-        if self.input_high <= self.input_low:
-            raise UserError(f"{type(self).__name__}: 'input_high' must exceed 'input_low'.")
+        if values["input_high"] <= values["input_low"]:
+            raise UserError(f"{cls.__name__}: 'input_high' must exceed 'input_low'.")
 
     @classmethod
     def estimate_bytes(cls, params: dict[str, Any], n_features: int,

@@ -11,7 +11,7 @@ weaknesses are kept on purpose — they are what Table 3 and Figure 1 of the pap
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -112,9 +112,10 @@ class IBLS(BLSClassifier):
         self.inverse = inverse
         super().__init__(**bls_params)
 
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if self.pinv_mode == "explicit" and self.lam <= 0:
+    @classmethod
+    def _check_param_values(cls, values: Mapping[str, Any]) -> None:
+        super()._check_param_values(values)
+        if values["pinv_mode"] == "explicit" and values["lam"] <= 0:
             raise UserError("IBLS: pinv_mode='explicit' needs lam > 0 (λI + q qᵀ is singular).")
 
     @classmethod

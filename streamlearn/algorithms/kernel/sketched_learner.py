@@ -12,7 +12,7 @@ Incremental Matrix Sketching and Decomposition* (arXiv 2410.11188), Algorithm 1,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -90,8 +90,7 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         self.horizon = horizon
         self.rho = rho
         self.eta = eta
-        super().__init__(**kwargs)
-        self._update_cycle()  # a missing or empty update cycle is a config error
+        super().__init__(**kwargs)  # checks the update cycle too (_check_param_values)
 
     def _warm_up_params(self, n: int) -> dict[str, Any]:
         """A budget of 8 (buffer 8 * buffer_factor) and an update every 16 rounds, so the
@@ -104,18 +103,29 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         return {"budget": min(int(self.budget), 8), "rho": 16}
 
     def _update_cycle(self) -> int:
-        """``rho`` if given, else ``floor(theta * horizon)``; a ``UserError`` without either."""
-        if self.rho is not None:
-            return int(self.rho)
-        if self.horizon is None:
-            raise UserError(f"{type(self).__name__} needs the stream length to set its update "
+        """``rho`` if given, else ``floor(theta * horizon)``."""
+        return self._cycle_of(self.get_params())
+
+    @classmethod
+    def _cycle_of(cls, values: Mapping[str, Any]) -> int:
+        """The update cycle of these parameters; a ``UserError`` without ``rho`` or
+        ``horizon``, or when ``floor(theta * horizon)`` is 0."""
+        if values["rho"] is not None:
+            return int(values["rho"])
+        if values["horizon"] is None:
+            raise UserError(f"{cls.__name__} needs the stream length to set its update "
                             "cycle rho = floor(theta * N): set the parameter 'horizon' (N) "
                             "or 'rho'.")
-        rho = int(np.floor(self.theta * self.horizon))
+        rho = int(np.floor(values["theta"] * values["horizon"]))
         if rho < 1:
-            raise UserError(f"{type(self).__name__}: the update cycle rho = floor(theta * "
+            raise UserError(f"{cls.__name__}: the update cycle rho = floor(theta * "
                             f"horizon) = {rho} must be at least 1; raise theta.")
         return rho
+
+    @classmethod
+    def _check_param_values(cls, values: Mapping[str, Any]) -> None:
+        super()._check_param_values(values)
+        cls._cycle_of(values)  # a missing or empty update cycle is a config error
 
     # ---- overridable policy ----------------------------------------------------------------
     _decomposition: str = "tisvd"
