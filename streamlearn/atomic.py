@@ -7,7 +7,7 @@ directory entry is ``fsync``-ed too. A reader therefore sees the old file or the
 never a half-written one, even after a power cut.
 
 Operating-system failures (disk full, read-only directory, a name too long for the file
-system) raise :class:`OutputError`, a :class:`~streamlearn.base.UserError` that names the
+system) raise :class:`OutputError`, a :class:`~streamlearn.errors.UserError` that names the
 file, so the CLI prints a message instead of a traceback. Callers for which a write is
 optional (parsed-data caches) catch it.
 """
@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 TMP_SUFFIX = ".tmp"
 PID_MARK = "~"  # temporary names carry the writer's pid: ".<name>.<pid>~<random>.tmp"

@@ -44,15 +44,9 @@ import numpy as np
 
 from streamlearn import registry
 from streamlearn.algorithms.external.river_baselines import RiverClassifier
-from streamlearn.base import (
-    ConfigError,
-    Learner,
-    Protocol,
-    Regressor,
-    Stream,
-    UserError,
-    _close_matches,
-)
+from streamlearn.base import Learner, Protocol, Regressor, Stream
+from streamlearn.errors import ConfigError, UserError
+from streamlearn.params import _close_matches
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
@@ -115,7 +109,7 @@ def _import_object(path: str, kind: str) -> Any:
             obj = getattr(obj, part)
         except AttributeError:
             names = [n for n in dir(obj) if not n.startswith("_")]
-            from streamlearn.base import _close_matches
+            from streamlearn.params import _close_matches
 
             raise UserError(f"{kind} {path!r}: {module_name!r} has no attribute {part!r}."
                             f"{_close_matches(part, names)}") from None
@@ -204,7 +198,7 @@ def _annotation_types(annotation: Any) -> tuple[tuple[type, ...], bool] | None:
 
 def check_signature_params(target: type, params: dict[str, Any], owner: str) -> None:
     """Refuse unknown or missing parameters and values whose simple annotation they break."""
-    from streamlearn.base import _close_matches
+    from streamlearn.params import _close_matches
 
     sig = _signature_params(target)
     valid = [p.name for p in sig]

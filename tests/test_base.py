@@ -1,4 +1,4 @@
-"""Parameter introspection of ``streamlearn.base.Base``: ``**kwargs`` forwarding up the MRO."""
+"""Parameter introspection of ``streamlearn.params.Base``: ``**kwargs`` forwarding up the MRO."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 from streamlearn import components, registry
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.base import Base, UserError
+from streamlearn.errors import UserError
+from streamlearn.params import Base
 
 components.load_all()
 

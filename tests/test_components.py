@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from streamlearn import components
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from tests.cli_helpers import cli_exit_code as _cli
 
 GOOD = '''

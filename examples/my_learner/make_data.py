@@ -3,6 +3,7 @@
 6,000 readings of four sensors, three machine states (idle, load, fault) whose signatures
 drift slowly: the centres move along a fixed direction over the stream.
 """
+from __future__ import annotations
 
 import numpy as np
 

@@ -3,6 +3,7 @@
 A config names it ``my_learner:SoftmaxSGD`` (this file, importable from the directory you
 run ``streamlearn`` in); its parameters come from ``__init__``'s signature.
 """
+from __future__ import annotations
 
 import numpy as np
 

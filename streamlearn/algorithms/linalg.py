@@ -13,7 +13,7 @@ SciPy) that every family shares one home for. No learner state; registers no lea
   (:func:`explicit_inverse`, :func:`rank_one_update`, :func:`cholesky_upper`; the BLS
   learners of the Online-BLS paper): the inverse-based baselines' ``O(m³)`` step, whose
   error of order ``u·κ(K)`` the paper's eq. 26 bounds, and the factorisation Alg. 2 line 6
-  recomputes every sample. Failures are raised as :class:`~streamlearn.base.UserError`.
+  recomputes every sample. Failures are raised as :class:`~streamlearn.errors.UserError`.
 * Inverse Cholesky factor and triangular/in-place products (:func:`ichol`,
   :func:`tri_mul`, :func:`tri_t_mul`, :func:`sub_product_inplace`; the Ridge-BLS learners
   on added nodes, eqs. 26, 34). A factorisation that loses positive definiteness raises
@@ -29,7 +29,7 @@ import scipy.linalg
 from scipy.linalg import lapack
 from scipy.linalg.blas import dgemm, dger, dtrmm
 
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 __all__ = [
     "INVERSE_IMPLS",

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 console = Console()
 err_console = Console(stderr=True)

@@ -1,7 +1,7 @@
 """Command-line interface: a thin Typer layer over the library.
 
 Every command only parses options and calls a library function. User mistakes raise
-:class:`~streamlearn.base.UserError`; :func:`main` prints them without a traceback and
+:class:`~streamlearn.errors.UserError`; :func:`main` prints them without a traceback and
 exits with the error's code (2 for config errors, 3 for data errors).
 """
 
@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from streamlearn.base import UserError
 from streamlearn.cli._common import err_console
 from streamlearn.cli.check import check
 from streamlearn.cli.data import data_app
@@ -20,6 +19,7 @@ from streamlearn.cli.listing import list_
 from streamlearn.cli.report import report
 from streamlearn.cli.run import run, validate
 from streamlearn.cli.schema import schema
+from streamlearn.errors import UserError
 
 app = typer.Typer(
     name="streamlearn",

@@ -3,7 +3,7 @@
 Mounted by the main CLI as ``app.add_typer(data_app, name="data")``. Each command only
 parses options and calls library functions of :mod:`streamlearn.datasets.catalogue` and
 :mod:`streamlearn.datasets.store`; errors are raised as
-:class:`~streamlearn.base.UserError` / :class:`~streamlearn.base.DataError` for the main
+:class:`~streamlearn.errors.UserError` / :class:`~streamlearn.errors.DataError` for the main
 CLI to print.
 """
 
@@ -16,10 +16,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from streamlearn.base import DataError, UserError
 from streamlearn.datasets.catalogue import CATALOGUES, DATASETS, get_spec
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.store import downloads, locations, parsed_cache, verification
+from streamlearn.errors import DataError, UserError
 
 __all__ = ["data_app"]
 

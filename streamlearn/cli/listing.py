@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from streamlearn.base import UserError
 from streamlearn.cli._common import console
+from streamlearn.errors import UserError
 
 
 def list_(

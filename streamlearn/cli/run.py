@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from streamlearn.base import UserError
 from streamlearn.cli._common import DataDirOption, _resolve_data_dir, console, err_console
+from streamlearn.errors import UserError
 
 # --------------------------------------------------------------------------------------
 # Progress display

@@ -5,7 +5,6 @@ typed config (:mod:`~streamlearn.config.model`), validation against the registri
 
 from __future__ import annotations
 
-from streamlearn.base import ConfigError
 from streamlearn.config.loading import load_config
 from streamlearn.config.model import (
     AlgorithmConfig,
@@ -18,6 +17,7 @@ from streamlearn.config.model import (
     SweepPoint,
 )
 from streamlearn.config.validation import parse_config
+from streamlearn.errors import ConfigError
 
 __all__ = [
     "AlgorithmConfig",

@@ -1,6 +1,6 @@
 """The building blocks of the config schema: kinds of values, keys and sections.
 
-A kind parses one YAML value (:meth:`Kind.parse`, a :class:`~streamlearn.base.ConfigError`
+A kind parses one YAML value (:meth:`Kind.parse`, a :class:`~streamlearn.errors.ConfigError`
 naming the key path on a mistake) and describes itself as JSON Schema
 (:meth:`Kind.json_schema`), so that the validator and ``streamlearn schema`` read the same
 declaration (:mod:`streamlearn.config.schema`). A rule that ties several keys together,
@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamlearn.base import ConfigError, _close_matches
+from streamlearn.errors import ConfigError
 from streamlearn.file_names import unprintable_at
+from streamlearn.params import _close_matches
 
 #: registry names by table, e.g. ``{"metrics": ["oca", ...], "protocols": [...]}``
 Context = Mapping[str, Sequence[str]]

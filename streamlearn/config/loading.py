@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlearn.base import ConfigError
 from streamlearn.config.model import ExperimentConfig
 from streamlearn.config.validation import parse_config
+from streamlearn.errors import ConfigError
 
 __all__ = ["load_config"]
 

@@ -79,7 +79,9 @@ STREAM = Section(
         Key("normalize_range", Range(), "With normalize: range, the declared input range "
             "[lo, hi].", default=None),
         Key("max_samples", Integer(low=1, nullable=True), "Cap on the number of samples, "
-            "after shuffling (null: no cap).", default=None),
+            "at the step the protocol declares: after shuffling (prequential), after tiling "
+            "(regression series), on each part (train/test split). Null: no cap.",
+            default=None),
         Key("sweep", Sweep(), _SWEEP_DOC + " E.g. {noise: [0.0, 0.1]}."),
     ),
 )

@@ -1,7 +1,7 @@
 """A loaded YAML document → a validated :class:`~streamlearn.config.model.ExperimentConfig`.
 
 Validation is strict: unknown keys, wrong types, out-of-range values and unknown
-algorithm/stream/metric names raise :class:`~streamlearn.base.ConfigError` naming the key
+algorithm/stream/metric names raise :class:`~streamlearn.errors.ConfigError` naming the key
 path, the bad value and the valid choices. Nothing is written before a config validates.
 
 Keys, kinds, ranges and defaults come from the declaration in
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from streamlearn.base import ConfigError, UserError, _close_matches, physical_memory_bytes
+from streamlearn.base import physical_memory_bytes
 from streamlearn.config.fields import Context, fail, label, mapping
 from streamlearn.config.model import (
     AlgorithmConfig,
@@ -41,7 +41,9 @@ from streamlearn.config.schema import (
     SMOKE,
     STREAM,
 )
+from streamlearn.errors import ConfigError, UserError
 from streamlearn.file_names import MAX_NAME_BYTES, RUN_FILE_SUFFIX, run_id, slug_collisions
+from streamlearn.params import _close_matches
 
 __all__ = ["parse_config"]
 
@@ -400,6 +402,6 @@ def _build(cls: Any, params: dict[str, Any], path: str) -> Any:
 
 def _check_params(cls: Any, params: dict[str, Any], path: str) -> None:
     """A learner's parameters, checked as building it would, without building it
-    (:meth:`streamlearn.base.Base.check_params`)."""
+    (:meth:`streamlearn.params.Base.check_params`)."""
     with _reported(cls, path, "checking the parameters of"):
         cls.check_params(params)

@@ -31,11 +31,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import DataError, Interval, OfType, Stream, UserError
+from streamlearn.base import Stream
 from streamlearn.datasets.formats.arff import parse_arff
 from streamlearn.datasets.formats.libsvm import parse_libsvm
 from streamlearn.datasets.formats.raw import decode_text, read_bytes
 from streamlearn.datasets.formats.tables import encode_labels, parse_string_table
+from streamlearn.errors import DataError, UserError
+from streamlearn.params import Interval, OfType
 from streamlearn.registry import register_stream
 
 __all__ = ["ARFFStream", "CSVStream", "ChecksumMismatch", "LIBSVMStream", "NumpyStream"]
@@ -276,7 +278,7 @@ def _column(target: int | str, names: list[str], src: Path, has_names: bool) -> 
             raise UserError(f"target {target!r} names a column, but {src} has no header "
                             "row; give the column's index instead (0-based, -1 = last).")
         if target not in names:
-            from streamlearn.base import _close_matches
+            from streamlearn.params import _close_matches
 
             raise UserError(f"{src} has no column {target!r}.{_close_matches(target, names)}"
                             f" Columns: {', '.join(names)}.")

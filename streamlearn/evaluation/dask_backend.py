@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from streamlearn.evaluation.runs import (
     ComputedRun,
     Progress,

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from streamlearn.atomic import OutputError, describe_os_error
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 LOCK_NAME = ".streamlearn.lock"
 

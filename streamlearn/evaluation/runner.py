@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamlearn.base import DataError, UserError
 from streamlearn.config import ExperimentConfig
+from streamlearn.errors import DataError, UserError
 from streamlearn.evaluation import records
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.runs import (

@@ -35,17 +35,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import (
-    Interval,
     Learner,
     LearnerTag,
     MetricContext,
-    Options,
     PreparedData,
     Protocol,
     RunContext,
     RunResult,
-    UserError,
 )
+from streamlearn.errors import UserError
+from streamlearn.params import Interval, Options
 from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
 from streamlearn.protocols.preparation import Preparation, derive_seeds, prepare_stream
 from streamlearn.protocols.prequential_classification import score_curves

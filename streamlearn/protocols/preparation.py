@@ -31,7 +31,8 @@ from typing import Any, Literal
 import numpy as np
 
 from streamlearn import components
-from streamlearn.base import PreparedData, StreamInfo, UserError
+from streamlearn.base import PreparedData, StreamInfo
+from streamlearn.errors import UserError
 
 CapAfter = Literal["order", "split", "tile"]
 

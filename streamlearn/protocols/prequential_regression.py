@@ -18,20 +18,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import (
-    Interval,
-    Learner,
-    LearnerTag,
-    MetricContext,
-    PreparedData,
-    RunContext,
-    RunResult,
-    UserError,
-)
+from streamlearn.base import Learner, LearnerTag, MetricContext, PreparedData, RunContext, RunResult
 from streamlearn.components import get_metric
+from streamlearn.errors import UserError
 from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
 from streamlearn.metrics.regression import streamed_key
 from streamlearn.metrics.regret import lag_windows
+from streamlearn.params import Interval
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import (
     WARM_UP_ROWS,

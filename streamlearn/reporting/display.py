@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from streamlearn.base import Metric, UserError
+from streamlearn.base import Metric
+from streamlearn.errors import UserError
 
 #: the x-axis of learning curves when a record does not say (records before curve_axis)
 DEFAULT_CURVE_AXIS = "samples seen"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from streamlearn.reporting import plots, tables
 from streamlearn.reporting.summary import Summary, summarize
 

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamlearn.base import Metric, UserError
+from streamlearn.base import Metric
 from streamlearn.components import load_all
+from streamlearn.errors import UserError
 from streamlearn.evaluation import records
 from streamlearn.reporting.display import (
     DEFAULT_CURVE_AXIS,

@@ -17,7 +17,7 @@ from streamlearn.algorithms.linalg import (
     pinv,
     rank_one_update,
 )
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 
 def _spd(n: int, seed: int, cond: float) -> np.ndarray:

@@ -75,7 +75,7 @@ def test_every_registered_stream_describes_itself():
 
 
 def test_unknown_names_suggest_close_matches():
-    from streamlearn.base import UserError
+    from streamlearn.errors import UserError
 
     with pytest.raises(UserError, match="hoeffding_tree"):
         components.get_algorithm("hoeffding_tre")

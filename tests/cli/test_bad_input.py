@@ -247,7 +247,7 @@ def test_normalize_warmup_larger_than_the_stream(tmp_path, capsys):
 def test_normalize_warmup_larger_than_a_stream_known_only_when_loaded():
     import numpy as np
 
-    from streamlearn.base import UserError
+    from streamlearn.errors import UserError
     from streamlearn.protocols.preparation import normalise
 
     with pytest.raises(UserError, match="larger than the stream"):

@@ -30,10 +30,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamlearn.base import UserError
 from streamlearn.datasets.files import ARFFStream, CSVStream, LIBSVMStream
 from streamlearn.datasets.formats.arff import parse_arff
 from streamlearn.datasets.formats.libsvm import parse_libsvm
+from streamlearn.errors import UserError
 from tests.cli_helpers import run_cli_captured
 
 #: exit codes the README documents ("Errors"): 1 a failed run, 2 config, 3 data,

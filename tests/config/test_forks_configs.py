@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from streamlearn.base import DataError
 from streamlearn.config import load_config
+from streamlearn.errors import DataError
 from streamlearn.evaluation.runner import run_experiment
 from tests.datasets.tiny_data import KUAI_HEADER, pin, write_kuairec
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from streamlearn import components, registry
-from streamlearn.base import Base, UserError
+from streamlearn.errors import UserError
+from streamlearn.params import Base
 
 components.load_all()
 

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import yaml
 
-from streamlearn.base import DataError, UserError
 from streamlearn.components import get_stream
 from streamlearn.datasets.files import (
     ARFFStream,
@@ -21,6 +20,7 @@ from streamlearn.datasets.files import (
     LIBSVMStream,
     NumpyStream,
 )
+from streamlearn.errors import DataError, UserError
 from tests.cli_helpers import cli_exit_code as _run
 
 

@@ -253,8 +253,8 @@ def test_memory_profile_and_saved_predictions(tmp_path):
 
 
 def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
-    from streamlearn.base import DataError
     from streamlearn.datasets.synthetic.drift import HyperplaneStream
+    from streamlearn.errors import DataError
 
     def absent(self):
         raise DataError("hyperplane.csv is not present in the data directory")

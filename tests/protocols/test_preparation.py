@@ -163,7 +163,7 @@ def test_official_split_caps_each_part_in_the_dataset_order():
 
 
 def test_split_protocol_refuses_normalisation():
-    from streamlearn.base import UserError
+    from streamlearn.errors import UserError
 
     scfg = StreamConfig(name="indexed_rows", label="I", normalize="zscore")
     with pytest.raises(UserError, match="set normalize: none"):

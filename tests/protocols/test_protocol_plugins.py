@@ -19,7 +19,6 @@ import yaml
 from streamlearn import components, registry
 from streamlearn.base import (
     LEARNER_TAGS,
-    Interval,
     Learner,
     LearnerTag,
     Metric,
@@ -34,6 +33,7 @@ from streamlearn.base import (
 )
 from streamlearn.checks import run_checks, yield_checks
 from streamlearn.checks.common import Check, described_as
+from streamlearn.params import Interval
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import checkpoint_positions, score_curves
 from tests.cli_helpers import run_cli

@@ -50,7 +50,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier, Constraint, Interval, OfType, Options, UserError
+from streamlearn.base import Classifier
+from streamlearn.errors import UserError
 from streamlearn.kernels.broad_features import (
     FeatureStatus,
     argmax_first,
@@ -58,6 +59,7 @@ from streamlearn.kernels.broad_features import (
     enhancement_absmax,
     scores,
 )
+from streamlearn.params import Constraint, Interval, OfType, Options
 
 __all__ = ["BLSClassifier", "BroadFeatureMap", "check_finite_weights"]
 

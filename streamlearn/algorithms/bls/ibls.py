@@ -18,7 +18,8 @@ import numpy as np
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier, check_finite_weights
 from streamlearn.algorithms.linalg import INVERSE_IMPLS, explicit_inverse, rank_one_update
-from streamlearn.base import Constraint, Interval, Options, UserError
+from streamlearn.errors import UserError
+from streamlearn.params import Constraint, Interval, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["IBLS"]

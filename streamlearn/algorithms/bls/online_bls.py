@@ -30,7 +30,7 @@ import numpy as np
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
 from streamlearn.algorithms.linalg import cholesky_upper
-from streamlearn.base import Constraint, Interval, Options, UserError
+from streamlearn.errors import UserError
 from streamlearn.kernels.broad_features import argmax_first, scores
 from streamlearn.kernels.cholesky_update import (
     CholeskyStatus,
@@ -48,6 +48,7 @@ from streamlearn.kernels.online_bls_loops import (
     predict_residual,
     sqrt_run,
 )
+from streamlearn.params import Constraint, Interval, Options
 from streamlearn.registry import register_algorithm
 
 CHUNK = 512  # rows of broad features materialised at once by predict_learn_many

@@ -17,7 +17,7 @@ import numpy as np
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier, check_finite_weights
 from streamlearn.algorithms.linalg import INVERSE_IMPLS, explicit_inverse, rank_one_update
-from streamlearn.base import Constraint, Options
+from streamlearn.params import Constraint, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["RIBLS"]

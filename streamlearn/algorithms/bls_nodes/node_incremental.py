@@ -38,7 +38,8 @@ from streamlearn.algorithms.linalg import (
     tri_mul,
     tri_t_mul,
 )
-from streamlearn.base import Classifier, Interval
+from streamlearn.base import Classifier
+from streamlearn.params import Interval
 
 __all__ = ["NodeIncrementalLearner"]
 

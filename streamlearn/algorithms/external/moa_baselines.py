@@ -26,7 +26,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier, Interval, Options, UserError
+from streamlearn.base import Classifier
+from streamlearn.errors import UserError
+from streamlearn.params import Interval, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["MOAClassifier", "moa_unavailable_reason"]

@@ -21,7 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier, Interval, OfType, Options, UserError
+from streamlearn.base import Classifier
+from streamlearn.errors import UserError
+from streamlearn.params import Interval, OfType, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = [

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.kernel.kernel_budget import KernelBinaryClassifier
-from streamlearn.base import Interval
 from streamlearn.kernels.forks_budget import dloss
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["FOGD"]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from streamlearn.algorithms.kernel.sketched_learner import SketchedKernelLearner
-from streamlearn.base import Interval, Options
+from streamlearn.params import Interval, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["FORKS"]

@@ -17,8 +17,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier, Interval, Options, UserError
+from streamlearn.base import Classifier
+from streamlearn.errors import UserError
 from streamlearn.kernels.forks_budget import LossCode, blas_dot, gauss_row
+from streamlearn.params import Interval, Options
 
 __all__ = ["LOSSES", "KernelBinaryClassifier", "label_to_pm1", "pm1_labels", "score_to_label"]
 

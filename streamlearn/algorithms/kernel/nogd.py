@@ -16,8 +16,8 @@ import numpy as np
 
 from streamlearn.algorithms.kernel.kernel_budget import KernelBinaryClassifier
 from streamlearn.algorithms.linalg import pinv, sym_eigh
-from streamlearn.base import Interval, Options
 from streamlearn.kernels.forks_budget import dloss, gauss_matrix
+from streamlearn.params import Interval, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["NOGD"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from streamlearn.algorithms.kernel.kernel_budget import KernelBinaryClassifier, pm1_labels
 from streamlearn.algorithms.linalg import sym_eigh
-from streamlearn.base import Interval, UserError
+from streamlearn.errors import UserError
 from streamlearn.kernels.forks_budget import (
     blas_matvec,
     gauss_matrix,
@@ -25,6 +25,7 @@ from streamlearn.kernels.forks_budget import (
     ons_step,
     pnk_loop,
 )
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["PROSNKONS"]

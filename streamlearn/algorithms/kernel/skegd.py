@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from streamlearn.algorithms.kernel.sketched_learner import SketchedKernelLearner
-from streamlearn.base import Interval
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["SkeGD"]

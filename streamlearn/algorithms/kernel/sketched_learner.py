@@ -30,7 +30,7 @@ from streamlearn.algorithms.kernel.kernel_budget import (
     pm1_labels,
     score_to_label,
 )
-from streamlearn.base import Interval, UserError
+from streamlearn.errors import UserError
 from streamlearn.kernels.forks_budget import (
     dloss,
     feature_map,
@@ -41,6 +41,7 @@ from streamlearn.kernels.forks_budget import (
     ordered_dot,
     sketch_stage2_loop,
 )
+from streamlearn.params import Interval
 
 __all__ = ["SketchedKernelLearner"]
 

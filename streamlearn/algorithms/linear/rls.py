@@ -13,8 +13,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier, Interval, UserError
+from streamlearn.base import Classifier
+from streamlearn.errors import UserError
 from streamlearn.kernels.rls import RLSStatus, rls_predict, rls_predict_learn, rls_update
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["RLS"]

@@ -15,8 +15,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Interval, OfType, Regressor, UserError
+from streamlearn.base import Regressor
+from streamlearn.errors import UserError
 from streamlearn.kernels.online_newton_step import series_predict
+from streamlearn.params import Interval, OfType
 
 
 class DelayLineRegressor(Regressor):

@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.series._delay_line import DelayLineRegressor
-from streamlearn.base import Interval
 from streamlearn.kernels.online_newton_step import (
     SeriesStatus,
     fast_ons_chunk,
@@ -18,6 +17,7 @@ from streamlearn.kernels.online_newton_step import (
     fast_ons_predict,
     fast_ons_rebuild,
 )
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["FastONS"]

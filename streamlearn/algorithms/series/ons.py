@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.algorithms.series._delay_line import DelayLineRegressor
-from streamlearn.base import Interval
 from streamlearn.kernels.online_newton_step import ons_series_chunk
+from streamlearn.params import Interval
 from streamlearn.registry import register_algorithm
 
 __all__ = ["RegularONS"]

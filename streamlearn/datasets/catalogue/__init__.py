@@ -16,8 +16,8 @@ import pkgutil
 from collections.abc import Iterable
 from types import ModuleType
 
-from streamlearn.base import UserError
 from streamlearn.datasets.catalogue.spec import DatasetSpec
+from streamlearn.errors import UserError
 
 __all__ = ["CATALOGUES", "DATASETS", "get_spec", "paper_catalogues"]
 
@@ -50,7 +50,7 @@ DATASETS: dict[str, DatasetSpec] = _index(s for module in CATALOGUES for s in mo
 def get_spec(name: str) -> DatasetSpec:
     """The :class:`DatasetSpec` called ``name`` (a ``UserError`` listing close names if absent)."""
     if name not in DATASETS:
-        from streamlearn.base import _close_matches
+        from streamlearn.params import _close_matches
 
         raise UserError(
             f"Unknown dataset {name!r}.{_close_matches(name, sorted(DATASETS))} "

@@ -2,7 +2,7 @@
 per format family.
 
 Every parser either returns arrays that faithfully reflect the file or raises
-:class:`streamlearn.base.DataError` naming the file and, where known, the line. Nothing
+:class:`streamlearn.errors.DataError` naming the file and, where known, the line. Nothing
 here silently drops, pads or guesses values: a truncated archive, a ragged row, a
 non-numeric token or an empty file is an error. Missing values (NaN/inf) are *passed
 through* to the caller, which applies the stream's ``nan_policy``.

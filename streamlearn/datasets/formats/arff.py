@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.raw import where
 from streamlearn.datasets.formats.tables import parse_string_table
+from streamlearn.errors import DataError
 
 __all__ = ["ArffData", "parse_arff"]
 

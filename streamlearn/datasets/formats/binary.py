@@ -1,6 +1,6 @@
 """Binary formats: IDX (MNIST), the smallNORB binary matrix (``*.mat``, *not* MATLAB) and
 RIFF/WAVE PCM (``scipy.io.wavfile``). A header that disagrees with the payload (a truncated
-or padded file) is a :class:`~streamlearn.base.DataError`, never a reshaped guess."""
+or padded file) is a :class:`~streamlearn.errors.DataError`, never a reshaped guess."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.raw import where
+from streamlearn.errors import DataError
 
 __all__ = ["parse_idx", "parse_norb_mat", "parse_wav"]
 

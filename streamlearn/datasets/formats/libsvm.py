@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn.base import DataError, physical_memory_bytes
+from streamlearn.base import physical_memory_bytes
 from streamlearn.datasets.formats.raw import where
+from streamlearn.errors import DataError
 
 __all__ = ["parse_libsvm"]
 

@@ -8,7 +8,7 @@ import gzip
 import zlib
 from pathlib import Path
 
-from streamlearn.base import DataError
+from streamlearn.errors import DataError
 
 __all__ = ["decode_text", "read_bytes", "where"]
 

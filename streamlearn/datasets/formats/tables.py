@@ -1,7 +1,7 @@
 """Delimited text: numeric and string tables (UCI csv and whitespace tables, the ESL
 ``zip.*`` files) read with NumPy's C ``loadtxt`` reader, CSV with a header row (KuaiRec,
 the temperature traces) read with pandas, and the column helpers that turn a table's cells
-into floats and class codes. Every function raises :class:`~streamlearn.base.DataError`
+into floats and class codes. Every function raises :class:`~streamlearn.errors.DataError`
 naming the file (and row or column) rather than dropping, padding or guessing a value.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.raw import where
+from streamlearn.errors import DataError
 
 __all__ = [
     "encode_labels",

@@ -40,21 +40,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import (
-    DataError,
-    OfType,
-    Options,
-    Stream,
-    StreamInfo,
-    UserError,
-    _close_matches,
-)
+from streamlearn.base import Stream, StreamInfo
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.formats.raw import decode_text, read_bytes
 from streamlearn.datasets.store import parsed_cache
 from streamlearn.datasets.store.downloads import require_files
 from streamlearn.datasets.store.locations import resolve_data_dir
+from streamlearn.errors import DataError, UserError
+from streamlearn.params import OfType, Options, _close_matches
 from streamlearn.registry import register_stream as _register_stream
 
 __all__ = [

@@ -23,7 +23,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import DataError, OfType, Options
 from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.formats.binary import parse_wav
 from streamlearn.datasets.formats.raw import read_bytes
@@ -33,6 +32,8 @@ from streamlearn.datasets.real.base import (
     apply_nan_policy,
     register_stream,
 )
+from streamlearn.errors import DataError
+from streamlearn.params import OfType, Options
 
 __all__ = [
     "CMUArcticSampleStream",

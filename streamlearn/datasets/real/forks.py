@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import DataError, Interval, Options, Stream, StreamInfo, UserError
+from streamlearn.base import Stream, StreamInfo
 from streamlearn.datasets.catalogue import DATASETS, get_spec
 from streamlearn.datasets.formats.libsvm import parse_libsvm
 from streamlearn.datasets.formats.raw import read_bytes
@@ -41,6 +41,8 @@ from streamlearn.datasets.real.base import (
     real_stream_class,
     register_stream,
 )
+from streamlearn.errors import DataError, UserError
+from streamlearn.params import Interval, Options
 
 __all__ = [
     "AdversarialStream",

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from streamlearn.base import DataError
 from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.formats.arff import parse_arff
 from streamlearn.datasets.formats.binary import parse_idx
@@ -42,6 +41,7 @@ from streamlearn.datasets.real.base import (
     read_text,
     register_stream,
 )
+from streamlearn.errors import DataError
 
 __all__ = [
     "AdultStream",

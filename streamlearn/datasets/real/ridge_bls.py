@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import DataError, Options
 from streamlearn.datasets.formats.binary import parse_norb_mat
 from streamlearn.datasets.formats.raw import read_bytes
 from streamlearn.datasets.real.base import (
@@ -29,6 +28,8 @@ from streamlearn.datasets.real.base import (
     int_labels,
     register_stream,
 )
+from streamlearn.errors import DataError
+from streamlearn.params import Options
 
 __all__ = ["SmallNORBStream"]
 

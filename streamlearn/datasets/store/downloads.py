@@ -31,7 +31,6 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from streamlearn import atomic
-from streamlearn.base import DataError
 from streamlearn.datasets.catalogue import get_spec
 from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.store.locations import (
@@ -41,6 +40,7 @@ from streamlearn.datasets.store.locations import (
     resolve_data_dir,
 )
 from streamlearn.datasets.store.verification import FileStatus, status_error, verify_file
+from streamlearn.errors import DataError
 
 __all__ = ["ENV_AUTO_DOWNLOAD", "download", "fetch", "require_files"]
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamlearn import atomic
-from streamlearn.base import DataError
 from streamlearn.datasets.catalogue import get_spec
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.store.checksums import file_sha256
 from streamlearn.datasets.store.locations import ENV_DATA, resolve_data_dir
+from streamlearn.errors import DataError
 
 __all__ = [
     "DatasetStatus",

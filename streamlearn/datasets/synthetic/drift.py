@@ -14,7 +14,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Interval, OfType, Stream, StreamInfo, UserError
+from streamlearn.base import Stream, StreamInfo
+from streamlearn.errors import UserError
+from streamlearn.params import Interval, OfType
 from streamlearn.registry import register_stream
 
 __all__ = ["SEA_THRESHOLDS", "HyperplaneStream", "SEAStream"]

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.signal import lfilter
 
-from streamlearn.base import Interval, Stream, StreamInfo
+from streamlearn.base import Stream, StreamInfo
+from streamlearn.params import Interval
 from streamlearn.registry import register_stream
 
 __all__ = ["AR2Series", "SpeechLikeSeries", "TemperatureLikeSeries"]

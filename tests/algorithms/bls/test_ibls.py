@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from streamlearn.algorithms.bls.ibls import IBLS
-from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
+from streamlearn.errors import UserError
 from tests.algorithms.bls.baseline_helpers import (
     SEEDS,
     SMALL,

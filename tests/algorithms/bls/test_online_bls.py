@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import streamlearn.algorithms.bls.online_bls as obls
 from streamlearn.algorithms.bls.broad_learning import BroadFeatureMap
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from streamlearn.kernels.cholesky_update import chol_update, chol_update_unit
 from streamlearn.registry import ALGORITHMS
 from tests.reference import online_bls_loops as ref

@@ -10,8 +10,8 @@ import pytest
 import scipy.linalg
 
 from streamlearn.algorithms.bls.ribls import RIBLS
-from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
+from streamlearn.errors import UserError
 from tests.algorithms.bls.baseline_helpers import (
     SEEDS,
     SMALL,

@@ -17,9 +17,9 @@ from streamlearn.algorithms.external.river_baselines import (
     Perceptron,
     RiverClassifier,
 )
-from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
 from streamlearn.datasets.synthetic.drift import SEAStream
+from streamlearn.errors import UserError
 
 # fast settings: small ensembles, fixed seeds
 CASES: dict[str, tuple[type[RiverClassifier], dict[str, Any]]] = {

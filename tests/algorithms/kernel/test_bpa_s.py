@@ -8,7 +8,7 @@ from numpy.testing import assert_array_equal
 
 from streamlearn.algorithms.kernel.bpa_s import BPAS
 from streamlearn.algorithms.kernel.kernel_budget import pm1_labels
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from tests.algorithms.kernel.kernel_helpers import (
     GAMMA,
     SIGMA,

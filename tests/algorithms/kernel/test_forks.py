@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from streamlearn.algorithms.kernel.forks import FORKS
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from tests.algorithms.kernel.kernel_helpers import SKETCH_SMALL, quadratic_stream
 
 

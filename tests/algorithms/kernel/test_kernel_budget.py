@@ -17,7 +17,7 @@ from streamlearn import components
 from streamlearn.algorithms.kernel.kernel_budget import label_to_pm1, score_to_label
 from streamlearn.algorithms.kernel.nogd import NOGD
 from streamlearn.algorithms.kernel.rbp import RBP
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 
 
 def test_label_mapping_and_sign_of_zero() -> None:

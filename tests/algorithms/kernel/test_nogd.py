@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from streamlearn.algorithms.kernel.nogd import NOGD
 from streamlearn.algorithms.linalg import pinv
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from streamlearn.kernels.forks_budget import dloss, gauss_matrix
 from tests.algorithms.kernel.kernel_helpers import (
     GAMMA,

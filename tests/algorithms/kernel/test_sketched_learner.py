@@ -9,7 +9,7 @@ import pytest
 
 from streamlearn.algorithms.kernel.forks import FORKS
 from streamlearn.algorithms.kernel.skegd import SkeGD
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from tests.algorithms.kernel.kernel_helpers import SKETCH_SMALL, quadratic_stream
 from tests.fused_helpers import assert_fused_equals_loop
 

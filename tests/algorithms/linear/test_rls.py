@@ -8,9 +8,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from streamlearn.algorithms.linear.rls import RLS
-from streamlearn.base import UserError
 from streamlearn.components import get_algorithm
 from streamlearn.datasets.synthetic.drift import SEAStream
+from streamlearn.errors import UserError
 from tests.reference.rls import ridge_direct
 
 EPS = np.finfo(np.float64).eps

@@ -11,7 +11,7 @@ import pytest
 from streamlearn.algorithms.series.fast_ons import FastONS
 from streamlearn.algorithms.series.ogd_series import OGDSeries
 from streamlearn.algorithms.series.ons import RegularONS
-from streamlearn.base import UserError
+from streamlearn.errors import UserError
 from tests.algorithms.series.series_helpers import predict_series
 from tests.reference.online_newton_step import ar2_series
 

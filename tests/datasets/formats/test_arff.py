@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.arff import parse_arff
 from streamlearn.datasets.formats.tables import to_float_columns
+from streamlearn.errors import DataError
 
 ARFF = """% comment
 @relation electricity

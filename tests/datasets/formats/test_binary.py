@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.binary import parse_idx, parse_norb_mat, parse_wav
+from streamlearn.errors import DataError
 
 
 def idx_bytes(arr: np.ndarray, code: int = 0x08) -> bytes:

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.libsvm import parse_libsvm
+from streamlearn.errors import DataError
 
 
 def test_libsvm_basic_file():

@@ -8,8 +8,8 @@ import gzip
 
 import pytest
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.raw import decode_text, read_bytes
+from streamlearn.errors import DataError
 
 
 def test_read_bytes_decompresses_gzip_and_bz2(tmp_path):

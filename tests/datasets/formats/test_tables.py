@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.base import DataError
 from streamlearn.datasets.formats.tables import (
     encode_labels,
     parse_csv_frame,
@@ -16,6 +15,7 @@ from streamlearn.datasets.formats.tables import (
     parse_string_table,
     to_float_columns,
 )
+from streamlearn.errors import DataError
 
 
 def test_numeric_table_reads_uci_style_text():

@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from streamlearn.base import DataError, UserError
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.real.base import REAL_STREAMS, apply_nan_policy, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
 from streamlearn.datasets.store import parsed_cache
+from streamlearn.errors import DataError, UserError
 from tests.datasets import tiny_data
 from tests.datasets.tiny_data import (
     KUAI_HEADER,

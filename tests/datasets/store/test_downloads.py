@@ -18,12 +18,12 @@ import pytest
 from typer.testing import CliRunner
 
 from streamlearn import atomic
-from streamlearn.base import DataError
 from streamlearn.cli.data import data_app
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import downloads, locations, verification
+from streamlearn.errors import DataError
 from tests.datasets import tiny_data
 
 # From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from streamlearn.base import DataError
 from streamlearn.cli import app as cli
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import checksums, downloads, verification
+from streamlearn.errors import DataError
 from tests.datasets import tiny_data
 
 # From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty

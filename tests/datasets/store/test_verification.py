@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from streamlearn.base import DataError, UserError
 from streamlearn.cli.data import data_app
 from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.store import checksums, downloads, locations, verification
+from streamlearn.errors import DataError, UserError
 from tests.datasets import tiny_data
 from tests.datasets.tiny_data import (
     covtype_rows,

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from streamlearn.base import UserError
 from streamlearn.components import get_stream
 from streamlearn.datasets.synthetic.drift import SEA_THRESHOLDS, HyperplaneStream, SEAStream
+from streamlearn.errors import UserError
 
 SMALL_SEA = {"n_samples": 8000, "drift_points": (2000, 4000, 6000)}
 
