@@ -19,6 +19,7 @@ from streamlearn.cli.data import data_app
 from streamlearn.cli.listing import list_
 from streamlearn.cli.report import report
 from streamlearn.cli.run import run, validate
+from streamlearn.cli.tables import tables_app
 
 app = typer.Typer(
     name="streamlearn",
@@ -56,6 +57,7 @@ app.command("list")(list_)
 app.command()(report)
 app.command()(check)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
+app.add_typer(tables_app, name="tables", help="A paper's tables and figures, from its records.")
 
 
 def _whole_short_help() -> None:
