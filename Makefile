@@ -145,5 +145,16 @@ reproduce-fast-ons: install
 	  $(BIN)/streamlearn run configs/fast_ons/$$c.yaml --jobs 1 --skip-missing-data || exit $$?; done
 	$(BIN)/streamlearn tables fast_ons
 
+.PHONY: check-tables
+# The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,
+# on the same records: smoke records of every config they read (~40 min here), and with
+# FULL=1 the full configs of the committed tables that hold no time (~40 min more),
+# compared with the committed files too (scripts/check_tables_regenerate.py).
+TABLES_BASE ?= b47c2c8
+TABLES_WORK ?= /tmp/streamlearn-tables-check
+check-tables: install
+	$(BIN)/python scripts/check_tables_regenerate.py --work $(TABLES_WORK) \
+	  --base-commit $(TABLES_BASE) $(if $(FULL),--full)
+
 clean:
 	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache
