@@ -119,7 +119,7 @@ bench: install
 reproduce-forks: install
 	@for c in $$(find configs/forks -name '*.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs 1 --skip-missing-data || exit $$?; done
-	$(BIN)/python -m streamlearn.reporting.forks_tables
+	$(BIN)/streamlearn tables forks
 
 # *_full.yaml (the baselines' full protocol, days of CPU) is for a cluster: run it by hand
 # with --backend dask (results/online_bls/README.md, "Cost of the full protocol").
@@ -130,22 +130,34 @@ reproduce-online-bls: install
 .PHONY: reproduce-ridge-bls
 # Ridge-BLS paper (issue 12): λ calibration on the initial MNIST network, the scaled MNIST
 # Tables II-III / Fig. 1 / Table VI, NORB (skipped while its data is absent), then the
-# per-update tables. configs/ridge_bls/mnist_full.yaml (paper size) is run by hand only.
+# per-update tables of every experiment run. configs/ridge_bls/mnist_full.yaml (paper
+# size) is run by hand only.
 reproduce-ridge-bls: install
-	$(BIN)/python -m streamlearn.reporting.ridge_bls calibrate --seeds 0 1
+	$(BIN)/python scripts/ridge_bls_calibrate.py --seeds 0 1
 	$(BIN)/streamlearn run configs/ridge_bls/mnist_tables.yaml --jobs 1
 	$(BIN)/streamlearn run configs/ridge_bls/mnist_na.yaml --jobs 1
 	$(BIN)/streamlearn run configs/ridge_bls/norb_tables.yaml --jobs 1 --skip-missing-data
-	$(BIN)/python -m streamlearn.reporting.ridge_bls tables results/ridge_bls/mnist_tables
+	$(BIN)/streamlearn tables ridge_bls
 
 .PHONY: reproduce-fast-ons
 # Fast-ONS paper (issue 10): Figs. 2a/2b (stated and reproducing rates), the synthetic
 # stand-ins, Fig. 1a (two tiled speech lengths) and Fig. 1b, then the figures and tables of
-# results/fast_ons/ from the records (streamlearn/reporting/fast_ons_figures.py).
+# results/fast_ons/ from the records (streamlearn/reporting/papers/fast_ons.py).
 reproduce-fast-ons: install
 	@for c in fig2a fig2b fig2_synthetic fig1a_n5e5 fig1a_n1e6 fig1b; do \
 	  $(BIN)/streamlearn run configs/fast_ons/$$c.yaml --jobs 1 --skip-missing-data || exit $$?; done
-	$(BIN)/python -m streamlearn.reporting.fast_ons_figures
+	$(BIN)/streamlearn tables fast_ons
+
+.PHONY: check-tables
+# The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,
+# on the same records: smoke records of every config they read (~40 min here), and with
+# FULL=1 the full configs of the committed tables that hold no time (~40 min more),
+# compared with the committed files too (scripts/check_tables_regenerate.py).
+TABLES_BASE ?= b47c2c8
+TABLES_WORK ?= /tmp/streamlearn-tables-check
+check-tables: install
+	$(BIN)/python scripts/check_tables_regenerate.py --work $(TABLES_WORK) \
+	  --base-commit $(TABLES_BASE) $(if $(FULL),--full)
 
 clean:
 	rm -rf results/smoke results/*/smoke .pytest_cache .ruff_cache

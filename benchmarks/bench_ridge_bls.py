@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from streamlearn import components, registry
-from streamlearn.reporting.ridge_bls import paper_values
+from streamlearn.reporting.papers.ridge_bls import paper_values
 
 ALGOS = (("bls_orig", "Orig."), ("bls_rinv", "R-Inv"), ("bls_exg_e", "Exg-E"),
          ("bls_chol2", "Chol-2"), ("bls_chol1", "Chol-1"), ("d_rdg", "D-Rdg"))

@@ -19,6 +19,7 @@ from streamlearn.cli.listing import list_
 from streamlearn.cli.report import report
 from streamlearn.cli.run import run, validate
 from streamlearn.cli.schema import schema
+from streamlearn.cli.tables import tables_app
 from streamlearn.errors import UserError
 
 app = typer.Typer(
@@ -58,6 +59,7 @@ app.command()(report)
 app.command()(check)
 app.command()(schema)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
+app.add_typer(tables_app, name="tables", help="A paper's tables and figures, from its records.")
 
 
 def _whole_short_help() -> None:

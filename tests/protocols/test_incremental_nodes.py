@@ -237,7 +237,7 @@ def test_failed_factorisation_is_na_in_the_records_and_the_metrics():
 
 
 def test_report_tables_show_na_with_failure_counts(tmp_path, capsys):
-    from streamlearn.reporting.ridge_bls import tables
+    from streamlearn.reporting.papers.ridge_bls import tables
 
     cfg = _cfg(**{**NA_PROTOCOL, "n_test": 150})
     cfg["streams"][0]["params"]["n_samples"] = 300

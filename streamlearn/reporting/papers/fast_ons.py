@@ -1,8 +1,9 @@
-"""Fast-ONS paper, Figs. 1-2, from the saved run records of configs/fast_ons/ (nothing is
-re-run here; every number comes from the records or the saved predictions).
+"""Fast-ONS paper (Civek and Kozat, issue 10), Figs. 1-2, from the saved run records of
+configs/fast_ons/ (nothing is re-run here; every number comes from the records or the
+saved predictions).
 
     streamlearn run configs/fast_ons/fig1a_n5e5.yaml   # and fig1a_n1e6, fig1b, fig2a, fig2b
-    python -m streamlearn.reporting.fast_ons_figures [--results results/fast_ons]
+    streamlearn tables fast_ons [results/fast_ons]
 
 Writes into the results folder:
 
@@ -16,14 +17,15 @@ Writes into the results folder:
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from streamlearn.evaluation import records
 from streamlearn.metrics.regret import best_fixed_sq_loss, lag_windows
+from streamlearn.reporting.papers.outputs import Output
 from streamlearn.reporting.summary import load_runs
 
 
@@ -201,23 +203,30 @@ def _same_group(ogd_label: str, setting: str) -> bool:
     return ogd_label.split(" ")[1] == setting.split(" ")[0]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--results", type=Path, default=Path("results/fast_ons"))
-    args = ap.parse_args()
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    lines1: list[str] = ["# Fast-ONS Fig. 1 from the run records", ""]
-    figure1(args.results, plt, lines1)
-    (args.results / "fig1_timing.md").write_text("\n".join(lines1) + "\n")
-    lines2: list[str] = ["# Fast-ONS Fig. 2 from the saved predictions", ""]
-    figure2(args.results, plt, lines2)
-    (args.results / "fig2_stability.md").write_text("\n".join(lines2) + "\n")
-    print("\n".join(lines1 + lines2))
+    return plt
 
 
-if __name__ == "__main__":
-    main()
+def fig1_timing(res: Path) -> str:
+    """fig1_timing.md (and the Fig. 1a/1b plots)."""
+    lines: list[str] = ["# Fast-ONS Fig. 1 from the run records", ""]
+    figure1(res, _pyplot(), lines)
+    return "\n".join(lines) + "\n"
+
+
+def fig2_stability(res: Path) -> str:
+    """fig2_stability.md (and the Fig. 2a/2b plots)."""
+    lines: list[str] = ["# Fast-ONS Fig. 2 from the saved predictions", ""]
+    figure2(res, _pyplot(), lines)
+    return "\n".join(lines) + "\n"
+
+
+def outputs(results_dir: Path) -> list[Output]:
+    """The files of results/fast_ons/ and the experiment folders each needs."""
+    return [Output("fig1_timing.md", fig1_timing, ("fig1a_n5e5", "fig1a_n1e6", "fig1b")),
+            Output("fig2_stability.md", fig2_stability, ("fig2a", "fig2b"))]

@@ -1,33 +1,33 @@
-"""Tables and plots of results/forks/ from the run records (FORKS paper, issue 11).
+"""FORKS paper (Wen et al., issue 11): the tables and Fig. 2 of results/forks/ from run records.
 
-Reads results/forks/<experiment>/<stream>/runs/*.json written by ``streamlearn run`` on
+Reads ``<results>/<experiment>/<stream>/runs/*.json`` written by ``streamlearn run`` on
 configs/forks/*.yaml and writes, beside the paper's values (Tables 1-3 of Wen et al.):
 
-* results/forks/table1.md        mistake rate mean ± SD (ddof=1), seconds per run, sigma
-* results/forks/tables2_3.md     adversarial streams
-* results/forks/fig2.md, fig2.png  mistake rate and time against the update rate theta
-* results/forks/sensitivity.md   protocol switches (C, update order, buffer, scaling, KOGD)
-* results/forks/extra_checks.md  FOGD step, PROS-N-KONS sigma, KOGD sigma, NOGD rank
-* results/forks/pnk_ridge.md     PROS-N-KONS over the KORS ridge
+* table1.md        mistake rate mean ± SD (ddof=1), seconds per run, sigma
+* tables2_3.md     adversarial streams
+* fig2.md, fig2.png  mistake rate and time against the update rate theta
+* sensitivity.md   protocol switches (C, update order, buffer, scaling, KOGD)
+* extra_checks.md  FOGD step, PROS-N-KONS sigma, KOGD sigma, NOGD rank
+* pnk_ridge.md     PROS-N-KONS over the KORS ridge
 
 Only records of complete runs count; a cell's number of runs is shown. An output is
-written only when every experiment it needs has records here (records are git-ignored,
-so a fresh clone rewrites only what it reran); the others are left as committed.
+written only when every experiment it needs has records (see :mod:`.outputs`).
 
-    python -m streamlearn.reporting.forks_tables [--only table1.md,pnk_ridge.md]
+    streamlearn tables forks [results/forks] [--only table1.md,pnk_ridge.md]
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path("results/forks")
+from streamlearn.reporting.papers.outputs import Output
+
 ALG = ["RBP", "BPA-S", "Projectron", "BOGD", "FOGD", "NOGD", "SkeGD", "PROS-N-KONS", "FORKS"]
 DS = ["german", "svmguide3", "spambase", "codrna", "w7a", "ijcnn1"]
 # Table 1 of the paper: (mean %, SD, seconds) per algorithm, in ALG order
@@ -93,11 +93,11 @@ def cell(rs: list[dict] | None) -> str:
     return f"{m:.2f} ± {sd:.2f}" + ("" if n == 20 else f" (n={n})")
 
 
-def sigma_curve(ds: str) -> dict[str, list[tuple[float, float]]]:
+def sigma_curve(root: Path, ds: str) -> dict[str, list[tuple[float, float]]]:
     """(log2 sigma, mean mistake rate) of the sigma selection, by algorithm."""
     import csv
 
-    path = ROOT / "sigma" / f"forks_table1_{ds}.csv"
+    path = root / "sigma" / f"forks_table1_{ds}.csv"
     out: dict[str, list[tuple[float, float]]] = defaultdict(list)
     if path.exists():
         with open(path, newline="") as fh:
@@ -133,18 +133,18 @@ def minority_rate(ds: str) -> str:
     return f"{100 * min(p, 1 - p):.3f}"
 
 
-def table1() -> str:
+def table1(root: Path) -> str:
     lines = ["# FORKS Table 1 (ours vs paper)", "",
              "Mistake rate (%) mean ± SD (ddof=1) over permutations shared by all algorithms; "
              "time = mean seconds of the online loop per run (2-core VM shared with other jobs: "
              "compare ratios only); log2 σ chosen by scripts/forks_sigma.py. (n=...) marks "
              "cells with fewer than 20 runs. Regenerate: `make reproduce-forks`.", ""]
     for ds in DS:
-        recs = records(ROOT / "table1" / ds)
+        recs = records(root / "table1" / ds)
         if not recs:
             lines += [f"## {ds}", "", "not run here", ""]
             continue
-        curves = sigma_curve(ds)
+        curves = sigma_curve(root, ds)
         lines += [f"## {ds}", "", f"Minority class: {minority_rate(ds)} % of the stream "
                   "(the mistake rate of the best constant predictor).", "",
                   "| Algorithm | ours | paper | Δ | time (s) | paper time (s) | log2 σ "
@@ -160,11 +160,11 @@ def table1() -> str:
             lines.append(f"| {a} | {cell(rs)} | {pm:.3f} ± {psd:.3f} | {m - pm:+.2f} | "
                          f"{t:.3f} | {pt} | {sigma_of(rs[0])} | {near} |")
         lines.append("")
-    lines.append(regret_table())
+    lines.append(regret_table(root))
     return "\n".join(lines)
 
 
-def regret_table() -> str:
+def regret_table(root: Path) -> str:
     """R_T/T (hinge) of the Table-1 runs (``regret_hinge``; spec Sec. 1.4), by dataset."""
     lines = ["## Regret R_T/T (hinge loss)", "",
              "R_T = Σ_t hinge(y_t s_t) − min_{f ∈ H} Σ_t hinge(y_t f(x_t)) over the whole "
@@ -172,7 +172,7 @@ def regret_table() -> str:
              "(streamlearn/metrics/kernel_regret.py). Mean ± SD over the Table-1 runs.", "",
              "| dataset | " + " | ".join(ALG) + " |", "|---|" + "---|" * len(ALG)]
     for ds in DS:
-        recs = records(ROOT / "table1" / ds)
+        recs = records(root / "table1" / ds)
         row = []
         for a in ALG:
             v = [r["metrics"].get("regret_hinge") for r in recs.get(a, [])]
@@ -182,7 +182,7 @@ def regret_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def tables23() -> str:
+def tables23(root: Path) -> str:
     lines = ["# FORKS Tables 2 and 3 (adversarial streams; ours vs paper)", "",
              "Mistake rate (%) mean ± SD over independent stream constructions (one per seed); "
              "time = mean seconds per run.", ""]
@@ -192,7 +192,7 @@ def tables23() -> str:
                        ("german-1", "table2_t1sigma/german1"),
                        ("codrna-2", "table3_t1sigma/codrna2"),
                        ("german-2", "table3_t1sigma/german2")]:
-        recs = records(ROOT / d)
+        recs = records(root / d)
         how = ("each algorithm's Table-1 σ on the base set" if "t1sigma" in d
                else "σ selected on the adversarial stream (spec §6.1 rule)")
         lines += [f"## {variant} — {how}", "",
@@ -207,8 +207,8 @@ def tables23() -> str:
     return "\n".join(lines)
 
 
-def fig2() -> str:
-    recs = records(ROOT / "fig2")
+def fig2(root: Path) -> str:
+    recs = records(root / "fig2")
     if not recs:
         return "# FORKS Fig. 2\n\nnot run here\n"
     rows = []
@@ -238,21 +238,21 @@ def fig2() -> str:
             a.legend()
         fig.suptitle("FORKS on codrna (59,535 rows): update rate θ")
         fig.tight_layout()
-        fig.savefig(ROOT / "fig2.png", dpi=120)
+        fig.savefig(root / "fig2.png", dpi=120)
         lines += ["", "![Fig. 2](fig2.png)"]
     except ImportError:
         pass
     return "\n".join(lines) + "\n"
 
 
-def sensitivity() -> str:
+def sensitivity(root: Path) -> str:
     lines = ["# FORKS protocol-switch sensitivity (issue 11)", "",
              "FORKS at its Table-1 σ with one switch changed; `KOGD (no budget)` is FORKS "
              "with a buffer longer than the stream (stage 1 never ends). Scaling: best σ of "
              "the min-max sweep. Mistake rate (%), mean ± SD.", ""]
     for ds in [*DS, "german1", "codrna1", "german2", "codrna2"]:
-        recs = records(ROOT / "sensitivity" / ds)
-        sc = records(ROOT / "scaling" / ds)
+        recs = records(root / "sensitivity" / ds)
+        sc = records(root / "scaling" / ds)
         if not recs and not sc:
             continue
         lines += [f"## {ds}", "", "| variant | mistake rate (%) |", "|---|---|"]
@@ -265,14 +265,14 @@ def sensitivity() -> str:
     return "\n".join(lines)
 
 
-def extra_checks() -> str:
+def extra_checks(root: Path) -> str:
     """FOGD step size and PROS-N-KONS sigma checks (configs fogd_eta_*, pnk_sigma_*)."""
     lines = ["# FORKS Table 1: extra checks of the baselines", "",
              "FOGD and NOGD at their Table-1 σ with the paper's step 0.2 and smaller ones; "
              "PROS-N-KONS at a few σ where its selection timed out; unbudgeted KOGD over σ; "
              "NOGD's rank and the toolbox variants of spec pitfall 18. Mistake rate (%).", ""]
     for kind in ("fogd_eta", "nogd_eta", "pnk_sigma", "kogd_sigma", "nogd_k", "nogd_variants"):
-        for d in sorted((ROOT / kind).glob("*")) if (ROOT / kind).is_dir() else []:
+        for d in sorted((root / kind).glob("*")) if (root / kind).is_dir() else []:
             recs = records(d)
             if not recs:
                 continue
@@ -293,7 +293,7 @@ def dict_size(rs: list[dict]) -> str:
     return f"{np.mean(sizes):.0f}" if sizes and None not in sizes else "?"
 
 
-def pnk_ridge() -> str:
+def pnk_ridge(root: Path) -> str:
     """PROS-N-KONS over the KORS ridge gamma_r (configs/forks/pnk_ridge_<dataset>.yaml)."""
     lines = ["# PROS-N-KONS: the KORS ridge γ_r (issue 11)", "",
              "PROS-N-KONS at its Table-1 σ, 20 permutations, with the KORS ridge γ_r (spec "
@@ -303,11 +303,11 @@ def pnk_ridge() -> str:
              "dictionary size |I| (= the number of restarts; from the run records' "
              "`learner_counters`); the paper's Table-1 value in the last column. Regenerate: "
              "`streamlearn run configs/forks/pnk_ridge_<dataset>.yaml --jobs 1`, then "
-             "`python -m streamlearn.reporting.forks_tables --only pnk_ridge.md`.", "",
+             "`streamlearn tables forks --only pnk_ridge.md`.", "",
              "| dataset | log2 σ | " + " | ".join(f"γ_r = {r}" for r in PNK_RIDGE)
              + " | paper |", "|---|---|" + "---|" * len(PNK_RIDGE) + "---|"]
     for ds in DS:
-        recs = records(ROOT / "pnk_ridge" / ds)
+        recs = records(root / "pnk_ridge" / ds)
         cells = [f"{cell(rs)} [{dict_size(rs)}]" if rs else "not run"
                  for rs in (recs.get(f"PROS-N-KONS ridge={r}") for r in PNK_RIDGE)]
         sg = sigma_of(next(iter(recs.values()))[0]) if recs else ""
@@ -316,8 +316,8 @@ def pnk_ridge() -> str:
     return "\n".join(lines) + "\n"
 
 
-# output file -> (generator, the experiment directories whose records it needs)
-OUTPUTS = {
+# output file -> (builder, the experiment folders whose records it needs)
+BUILDERS = {
     "table1.md": (table1, [f"table1/{ds}" for ds in DS]),
     "tables2_3.md": (tables23, [f"{t}/{v}" for t in ("table2", "table2_t1sigma")
                                 for v in ("codrna1", "german1")]
@@ -336,34 +336,10 @@ OUTPUTS = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write each output whose experiments all have run records here; leave the others
-    (committed files) untouched and say which records are missing: run records are not
-    committed, so a fresh clone regenerates only what it has rerun."""
-    import argparse
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated output files, e.g. table1.md")
-    args = ap.parse_args(argv)
-    wanted = set(args.only.split(",")) if args.only else set(OUTPUTS)
-    unknown = wanted - set(OUTPUTS)
-    if unknown:
-        print(f"unknown output(s): {', '.join(sorted(unknown))}; known: {', '.join(OUTPUTS)}")
-        return 2
-    skipped = 0
-    for name, (make, needs) in OUTPUTS.items():
-        if name not in wanted:
-            continue
-        missing = [d for d in needs if not records(ROOT / d)]
-        if missing:
-            skipped += 1
-            print(f"not written: {name} (no run records in results/forks/"
-                  f"{', results/forks/'.join(missing)})")
-            continue
-        (ROOT / name).write_text(make().rstrip("\n") + "\n")
-        print(f"wrote results/forks/{name}")
-    return 1 if skipped and args.only else 0
+def _text(make: Callable[[Path], str]) -> Callable[[Path], str]:
+    return lambda root: make(root).rstrip("\n") + "\n"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def outputs(results_dir: Path) -> list[Output]:
+    """The files of results/forks/ (the same for every results folder)."""
+    return [Output(name, _text(make), tuple(needs)) for name, (make, needs) in BUILDERS.items()]

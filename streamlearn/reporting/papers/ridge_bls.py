@@ -1,39 +1,34 @@
-"""Ridge-BLS paper: λ calibration and the per-update tables (Tables II-III, VI, Fig. 1).
+"""Ridge-BLS paper (Zhu et al., issue 12): the per-update tables (Tables II-III, VI, Fig. 1)
+and the table of the λ calibration, from saved results.
 
-Two commands, both reading or writing plain files under ``results/ridge_bls/``::
+    streamlearn tables ridge_bls [results/ridge_bls] [--only mnist_tables/tables.md]
 
-    python -m streamlearn.reporting.ridge_bls calibrate [--seeds 0 1] [--out DIR]
-    python -m streamlearn.reporting.ridge_bls tables RESULTS_DIR [--timing-lam X]
+``tables.md`` of an ``incremental-nodes`` experiment folder, from its run records:
+accuracy per update for each λ and algorithm (mean over seeds; ``NA`` from the first
+update at which any run's factorisation failed, with the failure count), the paper's
+values for the same λ block beside, Table VI (additional and accumulated training time per
+update, Chol-1's speedups over Orig. and Exg-E) and Fig. 1's maxima.
 
-``calibrate`` (spec §4.1): the paper's eight MNIST λ values were lost in the text dump;
-its column u0 (initial 60/3000 network, algorithm-independent) is known. For the
-full-size initial network on the whole MNIST training set, the test accuracy of the ridge
-solution (D-Rdg, eqs. 6-7) is measured for ``λ = 2^-30, 2^-29, …, 2^2`` (one Gram matrix,
-one solve per λ), and the eight blocks are picked by :func:`pick_lambdas` (λ_1 at the BLS
-default 2^-30, then the accuracy drop from λ_1 matched to the paper's).
-
-``tables`` reads the run records of an ``incremental-nodes`` experiment and writes
-``tables.md``: accuracy per update for each λ and algorithm (mean over seeds; ``NA`` from
-the first update at which any run's factorisation failed, with the failure count), the
-paper's values for the same λ block beside, Table VI (additional and accumulated training
-time per update, Chol-1's speedups over Orig. and Exg-E) and Fig. 1's maxima.
+``calibration.md``, from ``calibration.json``: the test accuracy of the ridge solution over
+the λ grid and the eight λ blocks picked (spec §4.1). The measurement itself, which runs
+D-Rdg on MNIST, is an experiment: ``scripts/ridge_bls_calibrate.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from streamlearn.errors import UserError
+from streamlearn.reporting.papers.outputs import Output
+
 #: MNIST u0 accuracies of the paper's eight λ blocks (Tables II-III), spec §4.1.
 PAPER_U0 = (98.30, 98.30, 98.22, 97.98, 97.47, 96.65, 95.44, 93.64)
-PAPER_FILE = Path(__file__).parents[1] / "reference" / "ridge_bls_paper.yaml"
+PAPER_FILE = Path(__file__).parents[2] / "reference" / "ridge_bls_paper.yaml"
 ALGOS = ("Orig.", "Exg-E", "Chol-1", "Chol-2", "R-Inv", "D-Rdg")
 
 
@@ -46,75 +41,21 @@ def paper_values() -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- calibration
 
-
-def calibrate(data_dir: str | None, seeds: list[int], out: Path,
-              exponents: range = range(-30, 3)) -> dict[str, Any]:
-    from threadpoolctl import threadpool_limits
-
-    from streamlearn.datasets.real.base import load_split
-    from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
-    from streamlearn.protocols.preparation import derive_seeds
-
-    (Xtr, ytr), (Xte, yte), _ = load_split("mnist", data_dir)
-    sched = NodeSchedule(updates=0)  # the paper's initial network: 6 x 10 + 3000
-    acc = np.zeros((len(seeds), len(exponents)))
-    t0 = time.perf_counter()
-    with threadpool_limits(limits=1):
-        for i, seed in enumerate(seeds):
-            gen = BLSNodeGenerator(sched, derive_seeds(seed)["learner"])
-            A = gen.next_block(Xtr)
-            At = TestNodes(gen, Xte).block(0)
-            Y = np.eye(10)[ytr]
-            R = A.T @ A
-            AtY = A.T @ Y
-            del A
-            import scipy.linalg
-
-            for j, e in enumerate(exponents):
-                M = R.copy()
-                M[np.diag_indices_from(M)] += 2.0 ** e
-                W = scipy.linalg.solve(M, AtY, assume_a="sym", check_finite=False)
-                acc[i, j] = 100.0 * np.mean(np.argmax(At @ W, axis=1) == yte)
-            print(f"seed {seed}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    result = {
-        "network": "6 x 10 feature + 3000 enhancement nodes (the paper's initial MNIST network)",
-        "train": int(Xtr.shape[0]), "test": int(Xte.shape[0]), "seeds": seeds,
-        "grid_log2_lambda": list(exponents),
-        "accuracy_mean": acc.mean(axis=0).round(4).tolist(),
-        "accuracy_per_seed": acc.round(4).tolist(),
-        "seconds": round(time.perf_counter() - t0, 1),
-    }
-    return write_calibration(result, out)
+#: the command of the calibration experiment, quoted in calibration.md
+CALIBRATE_COMMAND = "python scripts/ridge_bls_calibrate.py"
 
 
-def pick_lambdas(exponents: list[int], mean: np.ndarray) -> list[int]:
-    """The eight λ blocks: λ_1 anchored at 2^-30 (the BLS default, spec §4.1; the paper's
-    two smallest blocks share u0 = 98.30, so u0 cannot separate them), then for each later
-    block the next larger grid value whose accuracy *drop from λ_1* is closest to the
-    paper's drop (98.30 - u0), strictly increasing in λ as the blocks are ordered."""
-    j0 = exponents.index(-30) if -30 in exponents else 0
-    picks = [j0]
-    for target in PAPER_U0[1:]:
-        lo = min(picks[-1] + 1, len(mean) - 1)
-        drop = mean[j0] - mean[lo:]
-        picks.append(lo + int(np.argmin(np.abs(drop - (PAPER_U0[0] - target)))))
-    return [exponents[j] for j in picks]
-
-
-def write_calibration(result: dict[str, Any], out: Path) -> dict[str, Any]:
-    """Pick the λ blocks from a measured grid and write calibration.json / .md."""
+def calibration_md(result: dict[str, Any]) -> str:
+    """calibration.md from the calibration's result (the content of calibration.json:
+    grid, accuracies per seed and their mean, the picked blocks and the rule that picked
+    them)."""
     exponents = list(result["grid_log2_lambda"])
     mean = np.asarray(result["accuracy_mean"])
-    picked = pick_lambdas(exponents, mean)
-    result = {**result, "paper_u0": list(PAPER_U0), "picked_log2_lambda": picked,
-              "picked_accuracy": [float(mean[exponents.index(e)]) for e in picked],
-              "rule": pick_lambdas.__doc__.split("\n\n")[0].replace("\n", " ")}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "calibration.json").write_text(json.dumps(result, indent=1) + "\n")
+    picked = result["picked_log2_lambda"]
     seeds = result["seeds"]
     lines = [
         "# λ calibration (MNIST, initial 60/3000 network, D-Rdg)", "",
-        "Regenerate: `python -m streamlearn.reporting.ridge_bls calibrate --seeds "
+        f"Regenerate: `{CALIBRATE_COMMAND} --seeds "
         + " ".join(map(str, seeds)) + "` "
         f"(whole training set 60,000 / test set 10,000, {len(seeds)} simulation(s), "
         f"{result['seconds']:.0f} s on this machine, 1 BLAS thread).", "",
@@ -131,8 +72,12 @@ def write_calibration(result: dict[str, Any], out: Path) -> dict[str, Any]:
         a = result["picked_accuracy"][b]
         lines.append(f"| λ_{b + 1} | {p:.2f} | {PAPER_U0[0] - p:.2f} | {picked[b]} | "
                      f"{a:.2f} | {result['picked_accuracy'][0] - a:.2f} |")
-    (out / "calibration.md").write_text("\n".join(lines) + "\n")
-    return result
+    return "\n".join(lines) + "\n"
+
+
+def calibration_md_from_json(results_dir: Path) -> str:
+    """calibration.md of ``results_dir/calibration.json``."""
+    return calibration_md(json.loads((results_dir / "calibration.json").read_text()))
 
 
 # --------------------------------------------------------------------------- tables
@@ -162,9 +107,20 @@ def _lam_text(lam: float) -> str:
 
 
 def tables(results: Path, timing_lam: float | None = None) -> Path:
+    """Write ``results/tables.md`` (and Fig. 1 when there are several λ); its path."""
+    out = results / "tables.md"
+    out.write_text(tables_md(results, timing_lam))
+    return out
+
+
+def tables_md(results: Path, timing_lam: float | None = None) -> str:
+    """tables.md of the experiment folder ``results``: the per-update accuracy beside the
+    paper's, Fig. 1's maxima and Table VI; writes Fig. 1 beside it when there are several λ.
+    ``timing_lam``: the λ of Table VI (default: the mean over every λ at which Chol-1 never
+    failed)."""
     recs = _records(results)
     if not recs:
-        raise SystemExit(f"no complete records in {results}/runs")
+        raise UserError(f"no complete records in {results}/runs")
     paper = paper_values()
     lams = sorted({_lam(r) for r in recs})
     by: dict[tuple[float, str], list[dict[str, Any]]] = {}
@@ -177,8 +133,8 @@ def tables(results: Path, timing_lam: float | None = None) -> Path:
     block_of: dict[float, int] = {}
     if cal_path.exists():
         picked = json.loads(cal_path.read_text())["picked_log2_lambda"]
-        for b, e in enumerate(picked):
-            block_of.setdefault(2.0 ** e, b)
+        for block, e in enumerate(picked):
+            block_of.setdefault(2.0 ** e, block)
     exp = json.loads((results / "experiment.json").read_text())
     lines = [f"# Ridge-BLS, MNIST: test accuracy per update ({results.name})", "",
              f"Config `{exp.get('config_path')}`; seeds {exp['config']['seeds']}; "
@@ -295,12 +251,10 @@ def tables(results: Path, timing_lam: float | None = None) -> Path:
 
 
 def _finish(results: Path, lines: list[str], lams: list[float], algos: list[str],
-            by: dict[tuple[float, str], list[dict[str, Any]]]) -> Path:
-    out = results / "tables.md"
-    out.write_text("\n".join(lines) + "\n")
+            by: dict[tuple[float, str], list[dict[str, Any]]]) -> str:
     if len(lams) > 1:
         _fig1(results, lams, algos, by)
-    return out
+    return "\n".join(lines) + "\n"
 
 
 def _fig1(results: Path, lams: list[float], algos: list[str],
@@ -338,30 +292,17 @@ def _fig1(results: Path, lams: list[float], algos: list[str],
     return path
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m streamlearn.reporting.ridge_bls",
-                                     description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("calibrate", help="λ calibration on the initial MNIST network")
-    c.add_argument("--seeds", type=int, nargs="+", default=[0])
-    c.add_argument("--out", type=Path, default=Path("results/ridge_bls"))
-    c.add_argument("--data-dir", default=None)
-    c.add_argument("--repick", action="store_true",
-                   help="only re-apply the picking rule to OUT/calibration.json")
-    t = sub.add_parser("tables", help="per-update tables from an experiment directory")
-    t.add_argument("results", type=Path)
-    t.add_argument("--timing-lam", type=float, default=None)
-    args = parser.parse_args(argv)
-    if args.cmd == "calibrate":
-        if args.repick:
-            res = write_calibration(json.loads((args.out / "calibration.json").read_text()),
-                                    args.out)
-        else:
-            res = calibrate(args.data_dir, args.seeds, args.out)
-        print(json.dumps({k: res[k] for k in ("picked_log2_lambda", "picked_accuracy")}))
-    else:
-        print(tables(args.results, args.timing_lam))
+def outputs(results_dir: Path, timing_lam: float | None = None) -> list[Output]:
+    """The files of results/ridge_bls/: calibration.md (from calibration.json) and the
+    tables.md of each experiment folder in it; of an experiment folder itself, its
+    tables.md."""
+    def table_of(name: str) -> Output:
+        return Output(f"{name}/tables.md" if name != "." else "tables.md",
+                      lambda root: tables_md(root / name, timing_lam), (name,))
 
-
-if __name__ == "__main__":
-    main()
+    if (results_dir / "experiment.json").is_file():
+        return [table_of(".")]
+    experiments = sorted(d.name for d in results_dir.glob("*")
+                         if (d / "experiment.json").is_file())
+    return [Output("calibration.md", calibration_md_from_json, ("calibration.json",)),
+            *(table_of(name) for name in experiments)]
