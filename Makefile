@@ -151,8 +151,8 @@ reproduce-fast-ons: install
 .PHONY: check-tables
 # The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,
 # on the same records: smoke records of every config they read (~40 min here), and with
-# FULL=1 the full configs of the committed tables that hold no time (~40 min more),
-# compared with the committed files too (scripts/check_tables_regenerate.py).
+# FULL=1 the full configs of the committed tables (about 1 h more), compared with the
+# committed files too, time columns left out (scripts/check_tables_regenerate.py).
 TABLES_BASE ?= b47c2c8
 TABLES_WORK ?= /tmp/streamlearn-tables-check
 check-tables: install

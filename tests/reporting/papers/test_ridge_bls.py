@@ -100,7 +100,7 @@ def _t6(u: int) -> str:
 
 def test_the_results_folder_writes_every_experiment_and_the_calibration(tmp_path, capsys):
     exp = _experiment(tmp_path)
-    calibration = json.loads((Path(ridge_bls.__file__).parents[3] / "results" / "ridge_bls"
+    calibration = json.loads((Path(__file__).parents[3] / "results" / "ridge_bls"
                               / "calibration.json").read_text())
     (tmp_path / "calibration.json").write_text(json.dumps(calibration))
     (tmp_path / "mnist_na").mkdir()  # an experiment not run here
