@@ -301,12 +301,33 @@ class Metric:
     notation: ClassVar[str] = "general"
     #: context entries the metric reads: ``"X"`` or names of a protocol's extra arrays
     requires: ClassVar[tuple[str, ...]] = ()
+    #: how it can be computed: always ``"cumulative"`` (:meth:`curve`); ``"windowed"``
+    #: (:meth:`windowed_curve`) and ``"fading"`` (:meth:`fading_curve`) when it is made of
+    #: per-sample terms that a window or a fading factor can weigh
+    kinds: ClassVar[tuple[str, ...]] = ("cumulative",)
 
     @classmethod
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
         """Metric value after each of the first ``at[k]`` steps (natural units)."""
         raise NotImplementedError
+
+    @classmethod
+    def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                       window: int, context: MetricContext) -> np.ndarray:
+        """The metric over the last ``window`` samples (fewer before ``window`` samples
+        are seen) after each of the first ``at[k]`` steps. Only for metrics whose
+        :attr:`kinds` include ``"windowed"``."""
+        raise NotImplementedError(f"{cls.__name__} has no windowed form")
+
+    @classmethod
+    def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                     alpha: float, context: MetricContext) -> np.ndarray:
+        """The metric with fading factor ``alpha`` (Gama et al. 2013: the sample ``a``
+        steps old weighs ``alpha**a`` in every sum the metric is made of) after each of
+        the first ``at[k]`` steps. Only for metrics whose :attr:`kinds` include
+        ``"fading"``."""
+        raise NotImplementedError(f"{cls.__name__} has no fading form")
 
     @classmethod
     def final(cls, y_true: np.ndarray, y_pred: np.ndarray, context: MetricContext) -> float:
@@ -365,6 +386,12 @@ class RunContext:
     #: False when nobody needs the per-sample predictions afterwards (they are not saved):
     #: a protocol may then compute its metrics while streaming and not hold them all
     keep_predictions: bool = True
+    #: also the metrics over a sliding window of this many samples (``evaluation.window``)
+    window: int | None = None
+    #: also the metrics with this fading factor (``evaluation.fading``)
+    fading: float | None = None
+    #: which copy of a prequential validation this run is (``None``: an ordinary run)
+    fold: int | None = None
 
 
 @dataclass

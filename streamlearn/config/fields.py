@@ -151,6 +151,28 @@ class Integer(Kind):
 
 
 @dataclass(frozen=True)
+class Fraction(Kind):
+    """A real number strictly between 0 and 1 (e.g. a fading factor), or null when
+    nullable."""
+
+    nullable: bool = False
+
+    def parse(self, value: Any, path: str, names: Context) -> float | None:
+        if value is None and self.nullable:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise fail(path, f"expected a number between 0 and 1, got {type_name(value)} "
+                             f"{value!r}.")
+        if not (math.isfinite(value) and 0.0 < value < 1.0):
+            raise fail(path, f"must be strictly between 0 and 1, got {value!r}.")
+        return float(value)
+
+    def json_schema(self, names: Context) -> dict[str, Any]:
+        return _or_null({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                        self.nullable)
+
+
+@dataclass(frozen=True)
 class Boolean(Kind):
     """``true`` or ``false`` (or ``null`` when nullable: "decide for me")."""
 

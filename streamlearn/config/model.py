@@ -86,15 +86,23 @@ class EvaluationConfig:
     save_predictions: bool = False
     memory_profile: bool = False
     fused: bool = True
+    window: int | None = None
+    fading: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "fused": self.fused,
             "chunk_size": self.chunk_size,
             "checkpoints": self.checkpoints,
             "save_predictions": self.save_predictions,
             "memory_profile": self.memory_profile,
         }
+        # only when set: keeps the manifests of earlier experiments
+        if self.window is not None:
+            d["window"] = self.window
+        if self.fading is not None:
+            d["fading"] = self.fading
+        return d
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from streamlearn.config.fields import (
     Context,
     Either,
     Entries,
+    Fraction,
     Integer,
     Key,
     Label,
@@ -139,6 +140,13 @@ EVALUATION = Section(
         Key("fused", Boolean(), "Use the learner's fused predict_learn_many; false: the "
             "per-sample loop, so that predict and update are timed separately.",
             default=True),
+        Key("window", Integer(low=1, nullable=True), "Also compute every metric that allows "
+            "it over a sliding window of this many samples (at each checkpoint: the last "
+            "`window` samples), beside the cumulative value. Null: no windowed metrics.",
+            default=None),
+        Key("fading", Fraction(nullable=True), "Also compute every metric that allows it "
+            "with this fading factor alpha in (0, 1) (Gama et al. 2013: each sample "
+            "weighs alpha^age). Null: no faded metrics.", default=None),
     ),
 )
 

@@ -56,10 +56,16 @@ class RunSpec:
     fused: bool = True
     protocol_params: tuple[tuple[str, Any], ...] = ()
     data_sha256: str | None = None  # a file stream's content: a changed file is a new run
+    window: int | None = None  # evaluation.window: also windowed metrics
+    fading: float | None = None  # evaluation.fading: also faded metrics
+    #: the copy of a prequential validation (``validation`` protocol parameter) this run
+    #: is: ``None`` for an ordinary run
+    fold: int | None = None
 
     @property
     def run_id(self) -> str:
-        return make_run_id(self.stream.label, self.algorithm.label, self.seed)
+        rid = make_run_id(self.stream.label, self.algorithm.label, self.seed)
+        return rid if self.fold is None else f"{rid}_fold{self.fold}"
 
     def identity(self) -> dict[str, Any]:
         # chunk_size and save_predictions do not change results, so they are not part of it.
@@ -70,6 +76,9 @@ class RunSpec:
             extra["protocol_params"] = dict(self.protocol_params)
         if self.data_sha256:
             extra["data_sha256"] = self.data_sha256
+        for key in ("window", "fading", "fold"):  # only when set, as above
+            if getattr(self, key) is not None:
+                extra[key] = getattr(self, key)
         return {
             **extra,
             "protocol": self.protocol,
@@ -110,6 +119,8 @@ def plan_runs(cfg: ExperimentConfig,
             save_predictions=cfg.evaluation.save_predictions,
             memory_profile=cfg.evaluation.memory_profile,
             fused=cfg.evaluation.fused,
+            window=cfg.evaluation.window,
+            fading=cfg.evaluation.fading,
         )
         for s in cfg.streams
         for seed in cfg.seeds
@@ -228,7 +239,8 @@ def compute_run(
     record = base_record(spec)
     ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
                      chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress,
-                     keep_predictions=spec.save_predictions)
+                     keep_predictions=spec.save_predictions, window=spec.window,
+                     fading=spec.fading, fold=spec.fold)
     with _single_thread_blas():
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)

@@ -47,8 +47,8 @@ from streamlearn.errors import UserError
 from streamlearn.params import Interval, Options
 from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
 from streamlearn.protocols.preparation import Preparation, derive_seeds, prepare_stream
-from streamlearn.protocols.prequential_classification import score_curves
 from streamlearn.protocols.prequential_loop import checked_predictions, read_only
+from streamlearn.protocols.scoring import score_curves
 from streamlearn.registry import register_protocol
 
 __all__ = ["IncrementalNodesProtocol"]

@@ -30,34 +30,11 @@ from streamlearn.base import (
 from streamlearn.components import get_metric
 from streamlearn.protocols.preparation import prepare_stream
 from streamlearn.protocols.prequential_loop import PrequentialOutput, read_only, run_prequential
+from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
 from streamlearn.registry import register_protocol
 
 #: Rows of the run's own data a learner's :meth:`~streamlearn.base.Learner.warm_up` sees.
 WARM_UP_ROWS = 256
-
-
-def checkpoint_positions(n: int, k: int) -> np.ndarray:
-    """``k`` increasing sample counts in ``1..n`` (evenly spaced, always ending at ``n``)."""
-    if n <= k:
-        return np.arange(1, n + 1, dtype=np.int64)
-    return np.unique(np.linspace(n / k, n, k).round().astype(np.int64))
-
-
-def score_curves(
-    metrics: tuple[str, ...],
-    y_true: np.ndarray,
-    y_pred: np.ndarray,
-    at: np.ndarray,
-    context: MetricContext,
-) -> tuple[dict[str, float], dict[str, list[float]]]:
-    """Final values and curves (at ``at``) of the named metrics."""
-    finals: dict[str, float] = {}
-    curves: dict[str, list[float]] = {"t": at.tolist()}
-    for name in metrics:
-        values = get_metric(name).curve(y_true, y_pred, at, context)
-        curves[name] = np.asarray(values, dtype=np.float64).tolist()
-        finals[name] = float(values[-1])
-    return finals, curves
 
 
 def timing_summary(seconds: np.ndarray) -> dict[str, float]:
@@ -133,8 +110,9 @@ class PrequentialProtocol(Protocol):
             arrays["scores"] = out.scores
         context = MetricContext(n_classes=data.n_classes, X=data.X, extra=extra)
         metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
+        notes = kind_blocks(ctx, data.y, out.y_pred, at, context)
         return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
-                         curve_axis="samples seen", arrays=arrays)
+                         curve_axis="samples seen", arrays=arrays, notes=notes)
 
 
 @register_protocol("prequential-classification")

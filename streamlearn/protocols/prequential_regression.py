@@ -29,11 +29,10 @@ from streamlearn.protocols.preparation import Preparation, prepare_stream, shift
 from streamlearn.protocols.prequential_classification import (
     WARM_UP_ROWS,
     PrequentialProtocol,
-    checkpoint_positions,
     prequential_timing,
-    score_curves,
 )
 from streamlearn.protocols.prequential_loop import read_only, run_prequential
+from streamlearn.protocols.scoring import checkpoint_positions, score_curves
 from streamlearn.registry import register_protocol
 
 __all__ = ["PrequentialSeriesRegression"]

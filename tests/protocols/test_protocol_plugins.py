@@ -35,7 +35,7 @@ from streamlearn.checks import run_checks, yield_checks
 from streamlearn.checks.common import Check, described_as
 from streamlearn.params import Interval
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
-from streamlearn.protocols.prequential_classification import checkpoint_positions, score_curves
+from streamlearn.protocols.scoring import checkpoint_positions, score_curves
 from tests.cli_helpers import run_cli
 
 # ---------------------------------------------------------------- a regression protocol
