@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
+from streamlearn import registry
+from streamlearn.base import Metric, RunContext
 from streamlearn.errors import UserError
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from streamlearn.protocols.validation import bootstrap_weights, fold_schedule, parse_validation
@@ -106,3 +108,37 @@ def test_fold_count_and_min_samples():
     assert proto.min_samples()[0] == 7
     assert PrequentialClassification().fold_count() is None
     assert PrequentialClassification().min_samples() is None
+
+
+class _Accuracy(Metric):
+    """Accuracy with a windowed form written in plain NumPy (the real metrics' windowed
+    forms are tested with the metrics): what the subset scoring maps onto checkpoints."""
+
+    kinds = ("cumulative", "windowed")
+
+    @classmethod
+    def curve(cls, y_true, y_pred, at, context):
+        hits = np.cumsum(y_true == y_pred)
+        return hits[at - 1] / at
+
+    @classmethod
+    def windowed_curve(cls, y_true, y_pred, at, window, context):
+        hits = y_true == y_pred
+        return np.array([hits[max(0, a - window):a].mean() for a in at])
+
+
+def test_windowed_block_of_a_copy_is_over_its_own_tested_samples(monkeypatch):
+    monkeypatch.setitem(registry.METRICS, "t_acc", _Accuracy)
+    data = drifting_data(300)
+    proto = PrequentialClassification(validation={"method": "cross", "folds": 3})
+    ctx = RunContext(metrics=("t_acc",), checkpoints=12, chunk_size=64, fold=1, seed=0,
+                     window=20)
+    result = proto.run(NearestMean(), data, ctx)
+    tested, pred = independent_fold("cross", 3, 1, data.X, data.y, 3, 0)
+    hits = data.y[tested] == pred
+    block = result.notes["windowed"]
+    assert block["window"] == 20 and block["not_supported"] == []
+    for t, v in zip(result.curves["t"], block["curves"]["t_acc"], strict=True):
+        mine = hits[tested < t]
+        assert v == pytest.approx(mine[-20:].mean())
+    assert block["metrics"]["t_acc"] == pytest.approx(hits[-20:].mean())
