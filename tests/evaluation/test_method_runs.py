@@ -14,6 +14,7 @@ import yaml
 from streamlearn.config import load_config, parse_config
 from streamlearn.errors import UserError
 from streamlearn.evaluation.runner import plan_runs, run_experiment
+from streamlearn.protocols.prequential_classification import PrequentialClassification
 from tests.cli_helpers import run_cli
 
 VOLATILE = {"timing", "memory", "git_commit", "versions"}
@@ -150,3 +151,13 @@ def test_dask_backend_gives_the_fold_records_of_jobs_1(tmp_path, capsys):
     assert len(a) == 6 and a.keys() == b.keys()
     for k in a:
         assert _stable(a[k]) == _stable(b[k])
+
+
+def test_the_protocol_checks_the_length_when_the_runner_could_not():
+    """Where the client cannot know a stream's length (Dask workers with their own data),
+    the protocol refuses it when it prepares the stream: a UserError, not a failed run."""
+    cfg = parse_config(_cfg({"delay": 700}))
+    proto = PrequentialClassification(delay=700)
+    with pytest.raises(UserError, match="has 600 samples, but protocol parameter delay = 700"):
+        proto.prepare(cfg.streams[0], 0, None)
+    assert PrequentialClassification(delay=599).prepare(cfg.streams[0], 0, None).X.shape[0] == 600
