@@ -392,6 +392,8 @@ class RunContext:
     fading: float | None = None
     #: which copy of a prequential validation this run is (``None``: an ordinary run)
     fold: int | None = None
+    #: the run seed (randomness a protocol adds, e.g. bootstrap weights, derives from it)
+    seed: int | None = None
 
 
 @dataclass
@@ -463,6 +465,17 @@ class Protocol(Base):
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         raise NotImplementedError
+
+    def min_samples(self) -> tuple[int, str] | None:
+        """The fewest samples a stream needs under these parameters, and why (e.g. a label
+        delay longer than the stream); the runner refuses a shorter stream before anything
+        is written. ``None``: no such limit."""
+        return None
+
+    def fold_count(self) -> int | None:
+        """How many runs (copies of the learner) each (stream, learner, seed) is under these
+        parameters (a prequential validation's ``k``); ``None``: one ordinary run."""
+        return None
 
     def check_data(self, learner_cls: type[Learner], data: PreparedData) -> None:
         """Raise :class:`UserError` when the prepared data does not suit the learner

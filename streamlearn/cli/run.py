@@ -245,7 +245,11 @@ def validate(
     """Check a config (names, types, ranges, data files) without running anything."""
     from streamlearn.config import load_config
     from streamlearn.evaluation.output_dir import check_writable
-    from streamlearn.evaluation.runner import check_streams_available, plan_runs
+    from streamlearn.evaluation.runner import (
+        check_stream_lengths,
+        check_streams_available,
+        plan_runs,
+    )
 
     cfg = load_config(config)
     for note in cfg.notes:
@@ -253,9 +257,12 @@ def validate(
     if smoke:
         cfg = cfg.smoke_version()
     check_streams_available(cfg, _resolve_data_dir(data_dir))
+    check_stream_lengths(cfg, _resolve_data_dir(data_dir), reads_data=True)
     check_writable(_output_dir(cfg, None, smoke), create=False)
     runs = plan_runs(cfg)
+    folds = len({r.fold for r in runs if r.fold is not None})
     console.print(
         f"{config}: valid. {len(cfg.streams)} stream(s) × {len(cfg.algorithms)} algorithm(s) × "
-        f"{len(cfg.seeds)} seed(s) = {len(runs)} runs; protocol {cfg.protocol}; metrics "
+        f"{len(cfg.seeds)} seed(s){f' × {folds} fold(s)' if folds else ''} = {len(runs)} runs; "
+        f"protocol {cfg.protocol}; metrics "
         f"{', '.join(cfg.metrics)}; output {_output_dir(cfg, None, smoke)}.")

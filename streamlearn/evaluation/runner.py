@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamlearn.config import ExperimentConfig
+from streamlearn import components
+from streamlearn.config import ExperimentConfig, StreamConfig
 from streamlearn.errors import DataError, UserError
 from streamlearn.evaluation import records
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
@@ -101,6 +102,51 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
     return out
 
 
+def known_length(scfg: StreamConfig, seed: int, data_dir: str | None,
+                 reads_data: bool) -> int | None:
+    """A stream's sample count after its ``max_samples`` cap, when it can be known before
+    the runs: declared by a generated stream's parameters or a dataset's catalogue entry,
+    or read from its (already checked) file; ``None`` when this process does not read the
+    stream's data (``reads_data`` false: remote workers) or cannot tell."""
+    stream = build_stream(scfg, seed, data_dir)
+    size = stream.estimate_size()
+    if size is not None:
+        n = size[0]
+    elif getattr(stream, "needs_data", False) and not reads_data:
+        return None
+    else:  # a catalogue size, or the arrays (a file parsed by the content check is cached)
+        n = stream.info().n_samples
+    return n if scfg.max_samples is None else min(n, scfg.max_samples)
+
+
+def check_stream_lengths(cfg: ExperimentConfig, data_dir: str | None, reads_data: bool,
+                         skip: set[str] | frozenset[str] = frozenset()) -> None:
+    """Refuse, before anything is written, a stream shorter than the evaluation needs: an
+    ``evaluation.window`` longer than the stream, or what the protocol's parameters need
+    (:meth:`~streamlearn.base.Protocol.min_samples`: a label delay, a held-out test, k
+    folds). A stream whose length is not known here is checked by its protocol when it is
+    prepared."""
+    protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
+    need = protocol.min_samples()
+    window = cfg.evaluation.window
+    if need is None and window is None:
+        return
+    for scfg in cfg.streams:
+        if scfg.label in skip:
+            continue
+        n = known_length(scfg, cfg.seeds[0], data_dir, reads_data)
+        if n is None:
+            continue
+        capped = " (after its max_samples cap)" if scfg.max_samples is not None else ""
+        if window is not None and window > n:
+            raise UserError(f"Stream {scfg.label!r} has {n} samples{capped}, fewer than "
+                            f"evaluation.window = {window}: lower the window or use a "
+                            "longer stream. Nothing was run.")
+        if need is not None and n < need[0]:
+            raise UserError(f"Stream {scfg.label!r} has {n} samples{capped}, but {need[1]}. "
+                            "Nothing was run.")
+
+
 def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool,
                         not_run: dict[str, str] | None = None) -> dict:
     return {
@@ -112,7 +158,8 @@ def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool
         "config": cfg.to_dict(),
         "runs": [
             {"run_id": s.run_id, "digest": s.digest, "stream": s.stream.label,
-             "algorithm": s.algorithm.label, "seed": s.seed}
+             "algorithm": s.algorithm.label, "seed": s.seed,
+             **({"fold": s.fold} if s.fold is not None else {})}
             for s in specs
         ],
     }
@@ -153,6 +200,7 @@ def run_experiment(
                if check_data else {})
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
+    check_stream_lengths(cfg, data_dir, reads_data=check_data, skip=set(missing))
     rollback = OutputRollback(out_dir)  # a failure before the first record undoes the rest
     check_writable(out_dir, create=True)
     specs = [s for s in plan_runs(cfg, digests) if s.stream.label not in missing]

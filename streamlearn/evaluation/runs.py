@@ -102,8 +102,14 @@ def plan_runs(cfg: ExperimentConfig,
               data_digests: dict[str, str] | None = None) -> list[RunSpec]:
     """All runs of a config, grouped by (stream, seed) so a stream is built once.
     ``data_digests``: stream label → SHA-256 of its file (file streams), part of each
-    run's identity."""
+    run's identity. Under a prequential validation over ``k`` learner copies
+    (:meth:`~streamlearn.base.Protocol.fold_count`) each (stream, algorithm, seed) is ``k``
+    runs, one per copy (``fold``), so parallelism, resume and the backends handle folds
+    as any other run."""
     digests = data_digests or {}
+    protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
+    k = protocol.fold_count()
+    folds: tuple[int | None, ...] = (None,) if k is None else tuple(range(k))
     return [
         RunSpec(
             data_sha256=digests.get(s.label),
@@ -121,10 +127,12 @@ def plan_runs(cfg: ExperimentConfig,
             fused=cfg.evaluation.fused,
             window=cfg.evaluation.window,
             fading=cfg.evaluation.fading,
+            fold=fold,
         )
         for s in cfg.streams
         for seed in cfg.seeds
         for a in cfg.algorithms
+        for fold in folds
     ]
 
 
@@ -240,7 +248,7 @@ def compute_run(
     ctx = RunContext(metrics=spec.metrics, checkpoints=spec.checkpoints,
                      chunk_size=spec.chunk_size, fused=spec.fused, on_progress=on_progress,
                      keep_predictions=spec.save_predictions, window=spec.window,
-                     fading=spec.fading, fold=spec.fold)
+                     fading=spec.fading, fold=spec.fold, seed=spec.seed)
     with _single_thread_blas():
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)

@@ -10,11 +10,16 @@ change.
 
 Here: the prequential (test-then-train) protocol, parametrised by task; registered for
 classification as ``prequential-classification`` (Online-BLS paper, Sec. 5 and
-Appendix C; FORKS paper, the mistake-rate protocol).
+Appendix C; FORKS paper, the mistake-rate protocol), with the field's evaluation methods
+as its parameters, one at a time: delayed labels (``delay``,
+:mod:`~streamlearn.protocols.delayed_labels`), prequential validation over ``k`` learner
+copies (``validation``, :mod:`~streamlearn.protocols.validation`) and a periodic held-out
+test (``holdout``, :mod:`~streamlearn.protocols.holdout`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,9 +33,22 @@ from streamlearn.base import (
     RunResult,
 )
 from streamlearn.components import get_metric
+from streamlearn.errors import UserError
+from streamlearn.params import OfType
+from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
+from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
+from streamlearn.protocols.holdout import holdout_block, parse_holdout, run_with_holdout
+from streamlearn.protocols.holdout import min_samples as holdout_min_samples
 from streamlearn.protocols.preparation import prepare_stream
-from streamlearn.protocols.prequential_loop import PrequentialOutput, read_only, run_prequential
+from streamlearn.protocols.prequential_loop import (
+    PrequentialOutput,
+    read_only,
+    run_prequential,
+    run_scheduled,
+)
 from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
+from streamlearn.protocols.subset_scoring import score_subset
+from streamlearn.protocols.validation import fold_schedule, parse_validation
 from streamlearn.registry import register_protocol
 
 #: Rows of the run's own data a learner's :meth:`~streamlearn.base.Learner.warm_up` sees.
@@ -118,15 +136,156 @@ class PrequentialProtocol(Protocol):
 @register_protocol("prequential-classification")
 class PrequentialClassification(PrequentialProtocol):
     """Test-then-train classification over the whole stream; the metrics of the
-    Online-BLS paper, Appendix C (OCA, BACC, AVRBACC, F1, MCC), and the mistake rate."""
+    Online-BLS paper, Appendix C (OCA, BACC, AVRBACC, F1, MCC), and the mistake rate.
+
+    Parameters (at most one of them; none: the plain test-then-train run)
+    ----------
+    delay
+        Delayed labels: an integer ``d >= 0`` (the label of sample ``t`` arrives at
+        ``t + d``) or ``{column: J}`` / ``{column: J, moment: K}`` (per-sample delays,
+        and times, from stream columns); River's semantics, see
+        :mod:`~streamlearn.protocols.delayed_labels`. ``0`` and ``1`` are the plain run.
+    validation
+        ``{method: cross | split | bootstrap, folds: k}``, ``k >= 2``: prequential
+        validation over ``k`` copies of the learner, each copy a run of its own
+        (:mod:`~streamlearn.protocols.validation`; Bifet et al., KDD 2015).
+    holdout
+        ``{every: p, size: h}``: every ``p`` samples, test on the next ``h`` without
+        learning them (:mod:`~streamlearn.protocols.holdout`).
+    """
 
     task = "classification"
     default_metrics = ("oca", "bacc", "avrbacc", "f1", "mcc")
     default_curve_metric = "oce"
     #: ``"scores"``: each round's real score, for learners tagged ``"scores"`` (FORKS regret)
     provides: ClassVar[frozenset[str]] = frozenset({"X", "scores"})
+    _constraints: ClassVar[dict[str, Any]] = {
+        "delay": OfType((int, dict), allow_none=True),
+        "validation": OfType((dict,), allow_none=True),
+        "holdout": OfType((dict,), allow_none=True),
+    }
+
+    def __init__(self, *, delay: int | dict[str, Any] | None = None,
+                 validation: dict[str, Any] | None = None,
+                 holdout: dict[str, Any] | None = None) -> None:
+        self.delay = delay
+        self.validation = validation
+        self.holdout = holdout
+        self._validate_params()
+        self._delay = parse_delay(delay)
+        self._validation = parse_validation(validation)
+        self._holdout = parse_holdout(holdout)
+
+    @classmethod
+    def _check_param_values(cls, values: Mapping[str, Any]) -> None:
+        super()._check_param_values(values)
+        parse_delay(values["delay"])
+        parse_validation(values["validation"])
+        parse_holdout(values["holdout"])
+        given = [k for k in ("delay", "validation", "holdout") if values[k] is not None]
+        if len(given) > 1:
+            raise UserError(f"The parameters {' and '.join(map(repr, given))} of "
+                            f"{cls.__name__} cannot be combined: choose one evaluation "
+                            "method per experiment.")
+
+    @property
+    def _plain(self) -> bool:
+        """True when the run is the plain test-then-train one (also ``delay`` 0 or 1)."""
+        return ((self._delay is None or self._delay.is_plain) and self._validation is None
+                and self._holdout is None)
 
     def provides_for(self, learner_cls: type[Learner]) -> frozenset[str]:
-        if "scores" in learner_cls.all_tags():
+        # per-round scores are recorded by the plain test-then-train loop only
+        if "scores" in learner_cls.all_tags() and self._plain:
             return self.provides
         return self.provides - {"scores"}
+
+    def min_samples(self) -> tuple[int, str] | None:
+        needs = [delay_min_samples(self._delay), holdout_min_samples(self._holdout)]
+        if self._validation is not None:
+            k = self._validation.folds
+            needs.append((k, f"protocol parameter validation with {k} folds needs at least "
+                          f"{k} samples (one test per copy)"))
+        found = [x for x in needs if x is not None]
+        return max(found) if found else None
+
+    def fold_count(self) -> int | None:
+        return None if self._validation is None else self._validation.folds
+
+    def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
+        """The shared preparation, then the checks the runner could not make before the
+        stream was loaded (its length, when not known beforehand; the delay columns)."""
+        data = super().prepare(stream_cfg, seed, data_dir)
+        n = data.X.shape[0]
+        need = self.min_samples()
+        if need is not None and n < need[0]:
+            raise UserError(f"Stream {stream_cfg.label!r} has {n} samples, but {need[1]}.")
+        if self._delay is not None and self._delay.fixed is None:
+            delay_schedule(self._delay, data.X, data.info.get("feature_names"),
+                           stream_cfg.label)  # raises for a bad column or value
+        return data
+
+    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+        super().warm_up(learner, data)
+        if not self._plain:  # the methods' per-sample path compiles predict_one/learn_one
+            clone = learner.clone()
+            clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
+            k = min(2, data.X.shape[0])
+            run_prequential(clone, data.X[:k], data.y[:k],  # type: ignore[arg-type]
+                            chunk_size=max(k, 1), use_many=False, n_classes=data.n_classes)
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        if self._plain:
+            result = super().run(learner, data, ctx)
+            if self._delay is not None:
+                result.notes["delay"] = self._delay.as_json()
+            return result
+        n = data.X.shape[0]
+        learner.reset(data.X.shape[1], data.n_classes)
+        progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
+        at = checkpoint_positions(n, ctx.checkpoints)
+        if self._holdout is not None:
+            return self._run_holdout(learner, data, ctx, at, progress)
+        if self._delay is not None:
+            schedule = delay_schedule(self._delay, data.X, data.info.get("feature_names"),
+                                      data.info.get("label", ""))
+            notes: dict[str, Any] = {"delay": self._delay.as_json()}
+        else:
+            assert self._validation is not None
+            fold = ctx.fold if ctx.fold is not None else 0
+            schedule = fold_schedule(self._validation, fold, n,
+                                     ctx.seed if ctx.seed is not None else 0)
+            notes = {"fold": {"method": self._validation.method, "index": fold,
+                              "folds": self._validation.folds}}
+        out = run_scheduled(learner, data.X, data.y, schedule, chunk_size=ctx.chunk_size,
+                            on_chunk=progress, n_classes=data.n_classes)
+        tested = schedule.tested
+        y_true = data.y[tested]
+        context = MetricContext(n_classes=data.n_classes, X=data.X[tested])
+        metrics, curves, blocks = score_subset(ctx, tested, y_true, out.y_pred, at, context)
+        arrays = {"y_pred": out.y_pred, "y_true": y_true}
+        if not tested.all():
+            arrays["index"] = np.flatnonzero(tested)
+        return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
+                         curve_axis="samples seen", arrays=arrays, notes={**notes, **blocks})
+
+    def _run_holdout(self, learner: Learner, data: PreparedData, ctx: RunContext,
+                     at: np.ndarray, progress: Any) -> RunResult:
+        spec = self._holdout
+        assert spec is not None
+        n = data.X.shape[0]
+        out, tests = run_with_holdout(learner, data.X, data.y, spec,
+                                      chunk_size=ctx.chunk_size, use_many=ctx.fused,
+                                      on_chunk=progress, n_classes=data.n_classes)
+        learnt = ~spec.held_out(n)
+        y_true = data.y[learnt]
+        context = MetricContext(n_classes=data.n_classes, X=data.X[learnt])
+        metrics, curves, blocks = score_subset(ctx, learnt, y_true, out.y_pred, at, context)
+        block = holdout_block(spec, ctx.metrics, data.X, data.y, tests, data.n_classes)
+        arrays = {"y_pred": out.y_pred, "y_true": y_true, "index": np.flatnonzero(learnt),
+                  "holdout_pred": (np.concatenate(tests) if tests
+                                   else np.empty(0, dtype=np.int64))}
+        return RunResult(metrics=metrics, curves=curves,
+                         timing=prequential_timing(out, int(learnt.sum())),
+                         curve_axis="samples seen", arrays=arrays,
+                         notes={"holdout": block, **blocks})

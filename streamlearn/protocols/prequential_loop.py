@@ -280,3 +280,130 @@ def run_prequential(
         per_sample_seconds=per_sample,
         scores=scores,
     )
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a per-sample run predicts and learns what, as arrays (the evaluation methods of
+    :mod:`~streamlearn.protocols.delayed_labels` and
+    :mod:`~streamlearn.protocols.validation` are schedules).
+
+    At step ``j`` the learner first learns the samples
+    ``learn_order[learn_before[j - 1]:learn_before[j]]`` (``learn_before[-1]`` read as 0),
+    in that order, then predicts sample ``j`` when ``tested[j]``; after the last step it
+    learns the rest of ``learn_order``. A sample may be learnt several times (a bootstrap
+    weight), later than its own step (a delayed label) or never.
+    """
+
+    tested: np.ndarray  # bool (n,)
+    learn_order: np.ndarray  # int64 sample indices
+    learn_before: np.ndarray  # int64 (n,), non-decreasing, <= learn_order.size
+
+    def __post_init__(self) -> None:
+        n = self.tested.shape[0]
+        if self.learn_before.shape != (n,):
+            raise ValueError("learn_before must have one entry per sample")
+        if n and (np.any(np.diff(self.learn_before) < 0) or self.learn_before[0] < 0
+                  or self.learn_before[-1] > self.learn_order.size):
+            raise ValueError("learn_before must be non-decreasing within learn_order")
+
+    @classmethod
+    def test_then_train(cls, tested: np.ndarray, learn_count: np.ndarray) -> Schedule:
+        """Sample ``t`` is predicted (when ``tested[t]``), then learnt ``learn_count[t]``
+        times, before sample ``t + 1`` is predicted."""
+        counts = np.asarray(learn_count, dtype=np.int64)
+        order = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        # learnt before step j: every repetition of samples < j
+        before = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        return cls(np.asarray(tested, dtype=bool), order, before[:counts.size])
+
+
+def run_scheduled(
+    learner: Learner,
+    X: np.ndarray,
+    y: np.ndarray,
+    schedule: Schedule,
+    *,
+    chunk_size: int = 1000,
+    on_chunk: Callable[[int], None] | None = None,
+    n_classes: int | None = None,
+) -> PrequentialOutput:
+    """Run a reset ``learner`` over ``(X, y)`` as ``schedule`` says, one sample at a time
+    (``predict_one``/``learn_one``; a fused ``predict_learn_many`` cannot interleave a
+    schedule). The output's ``y_pred`` holds the predictions of the tested samples, in
+    stream order; timings are per step (the learning before it and its prediction).
+    Predictions are checked as in :func:`run_prequential`."""
+    X, y = read_only(X), read_only(y)
+    n = X.shape[0]
+    who = type(learner).__name__
+    classification = learner.task == "classification"
+    fast_types = _FAST_TYPES["classification" if classification else "regression"]
+    tested = schedule.tested.tolist()
+    order = schedule.learn_order.tolist()
+    before = schedule.learn_before.tolist()
+    y_list = y.tolist()
+    y_pred = np.empty(int(schedule.tested.sum()),
+                      dtype=np.int64 if classification else np.float64)
+    n_chunks = max(1, -(-n // chunk_size))
+    chunk_seconds = np.zeros(n_chunks)
+    chunk_sizes = np.zeros(n_chunks, dtype=np.int64)
+    per_sample = np.empty(n, dtype=np.float64)
+    predict_one, learn_one = learner.predict_one, learner.learn_one
+    clock = time.perf_counter
+    t_pred = t_learn = 0.0
+    done = 0  # position in learn_order
+    k = 0  # predictions so far
+    for c, start in enumerate(range(0, n, chunk_size)):
+        stop = min(start + chunk_size, n)
+        k0 = k
+        c_pred = c_learn = 0.0
+        for j in range(start, stop):
+            t0 = clock()
+            upto = before[j]
+            while done < upto:
+                i = order[done]
+                learn_one(X[i], y_list[i])
+                done += 1
+            t1 = clock()
+            if tested[j]:
+                p = predict_one(X[j])
+                t2 = clock()
+                if type(p) not in fast_types:
+                    q = _as_prediction(p, classification)
+                    if q is None:
+                        _check_values(y_pred[k0:k], k0, who, classification, n_classes)
+                        raise PredictionError(
+                            f"{who} predicted {_shown(p)} for sample {j}: "
+                            f"{_expected(classification, n_classes)}")
+                    p = q
+                y_pred[k] = p
+                k += 1
+            else:
+                t2 = t1
+            c_learn += t1 - t0
+            c_pred += t2 - t1
+            per_sample[j] = t2 - t0
+        _check_values(y_pred[k0:k], start, who, classification, n_classes)
+        t_pred += c_pred
+        t_learn += c_learn
+        chunk_seconds[c] = c_pred + c_learn
+        chunk_sizes[c] = stop - start
+        if on_chunk is not None:
+            on_chunk(stop)
+    t0 = clock()
+    for i in order[done:]:  # labels that arrive after the last prediction
+        learn_one(X[i], y_list[i])
+    tail = clock() - t0
+    t_learn += tail
+    if n:
+        chunk_seconds[-1] += tail
+    return PrequentialOutput(
+        y_pred=y_pred,
+        predict_seconds=t_pred,
+        learn_seconds=t_learn,
+        total_seconds=float(chunk_seconds.sum()),
+        chunk_seconds=chunk_seconds,
+        chunk_sizes=chunk_sizes,
+        fused=False,
+        per_sample_seconds=per_sample,
+    )

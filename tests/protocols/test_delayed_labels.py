@@ -1,0 +1,151 @@
+"""Delayed labels: River's semantics against an independent queue, the plain run for
+delay 0 and 1 (fused and per-sample), per-sample delay and moment columns, refusals."""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+from streamlearn.components import get_algorithm
+from streamlearn.errors import UserError
+from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
+from streamlearn.protocols.prequential_classification import PrequentialClassification
+from tests.protocols.method_helpers import NearestMean, context, drifting_data
+
+
+def river_delayed(learner, X, y, n_classes, moment=None, delay=None):
+    """River's simulate_qa + progressive_val_score, written out: at each step reveal (and
+    learn) the queued labels whose expiry <= now, oldest expiry first, then queue the
+    current sample and predict it; learn the leftovers at the end. ``moment``/``delay``:
+    per-sample arrays, or ``None`` (the index / 0)."""
+    learner.reset(X.shape[1], n_classes)
+    queue: list[tuple[float, int]] = []  # kept sorted by expiry, ties in arrival order
+    preds = {}
+    for i in range(X.shape[0]):
+        t = i if moment is None else moment[i]
+        d = 0 if delay is None else delay[i]
+        while queue and queue[0][0] <= t:
+            _, j = queue.pop(0)
+            learner.learn_one(X[j], int(y[j]))
+        bisect.insort(queue, (t + d, i))
+        preds[i] = learner.predict_one(X[i])
+    for _, j in queue:
+        learner.learn_one(X[j], int(y[j]))
+    return np.array([preds[i] for i in range(X.shape[0])])
+
+
+@pytest.mark.parametrize("d", [2, 3, 17, 150])
+def test_fixed_delay_equals_an_independent_delayed_loop(d):
+    data = drifting_data(400)
+    proto = PrequentialClassification(delay=d)
+    result = proto.run(NearestMean(), data, context())
+    expected = river_delayed(NearestMean(), data.X, data.y, 3,
+                             delay=np.full(400, d))
+    np.testing.assert_array_equal(result.arrays["y_pred"], expected)
+    assert result.metrics["oca"] == pytest.approx(accuracy_score(data.y, expected))
+    assert result.metrics["bacc"] == pytest.approx(balanced_accuracy_score(data.y, expected))
+    # the curve at each checkpoint is the accuracy of the first t predictions
+    for t, v in zip(result.curves["t"], result.curves["oca"], strict=True):
+        assert v == pytest.approx(accuracy_score(data.y[:t], expected[:t]))
+    assert result.notes["delay"] == d
+    assert result.timing["fused"] is False
+    # a delay loses information: not the plain run's predictions
+    plain = PrequentialClassification().run(NearestMean(), data, context())
+    assert not np.array_equal(plain.arrays["y_pred"], result.arrays["y_pred"])
+
+
+@pytest.mark.parametrize("name", ["rls", "hoeffding_tree"])
+@pytest.mark.parametrize("fused", [True, False])
+def test_delay_0_and_1_are_the_plain_run_bit_for_bit(name, fused):
+    data = drifting_data(300)
+    cls = get_algorithm(name)
+    plain = PrequentialClassification().run(cls(), data, context(fused=fused))
+    for d in (0, 1):
+        delayed = PrequentialClassification(delay=d).run(cls(), data, context(fused=fused))
+        assert delayed.metrics == plain.metrics
+        assert delayed.curves == plain.curves
+        np.testing.assert_array_equal(delayed.arrays["y_pred"], plain.arrays["y_pred"])
+        assert delayed.timing["fused"] == plain.timing["fused"]
+    # River's semantics: delay 0 and 1 both learn sample t before predicting t + 1
+    expected = river_delayed(cls(), data.X, data.y, 3, delay=np.zeros(300))
+    np.testing.assert_array_equal(plain.arrays["y_pred"], expected)
+
+
+def test_per_sample_delay_column_equals_river():
+    data = drifting_data(300, seed=4)
+    rng = np.random.default_rng(1)
+    delays = rng.integers(0, 40, 300).astype(float)
+    X = np.column_stack([data.X, delays])
+    data.X = X
+    result = PrequentialClassification(delay={"column": 2}).run(NearestMean(), data, context())
+    expected = river_delayed(NearestMean(), X, data.y, 3, delay=delays)
+    np.testing.assert_array_equal(result.arrays["y_pred"], expected)
+    assert result.notes["delay"] == {"column": 2}
+
+
+def test_moment_and_delay_columns_equal_river():
+    data = drifting_data(300, seed=5)
+    rng = np.random.default_rng(2)
+    moments = np.cumsum(rng.exponential(1.0, 300))  # irregular arrival times
+    moments[50:53] = moments[50]  # ties in time
+    delays = rng.uniform(0.0, 15.0, 300)
+    delays[::7] = 0.0
+    X = np.column_stack([moments, data.X, delays])
+    data.X = X
+    proto = PrequentialClassification(delay={"column": 3, "moment": 0})
+    result = proto.run(NearestMean(), data, context())
+    expected = river_delayed(NearestMean(), X, data.y, 3, moment=moments, delay=delays)
+    np.testing.assert_array_equal(result.arrays["y_pred"], expected)
+
+
+def test_schedule_learns_every_label_once():
+    X = np.column_stack([np.arange(50.0), np.random.default_rng(0).integers(0, 9, 50)])
+    for spec in (parse_delay(5), parse_delay({"column": 1}), parse_delay(60)):
+        s = delay_schedule(spec, X)
+        assert sorted(s.learn_order.tolist()) == list(range(50))
+        # never learnt before the step after its own sample
+        when = np.empty(50, dtype=int)
+        for j in range(50):
+            lo = s.learn_before[j - 1] if j else 0
+            when[s.learn_order[lo:s.learn_before[j]]] = j
+        learnt = s.learn_order[:s.learn_before[-1]]
+        assert np.all(when[learnt] > learnt)
+
+
+@pytest.mark.parametrize("value,match", [
+    (-1, "integer >= 0"),
+    (2.5, "must be of type"),
+    ({"col": 1}, "takes 'column'"),
+    ({"column": -2}, "0-based feature index"),
+    ({"column": 1, "moment": 1.5}, "0-based feature index"),
+])
+def test_bad_delay_values_are_refused(value, match):
+    with pytest.raises(UserError, match=match):
+        PrequentialClassification(delay=value)
+
+
+def test_bad_delay_columns_are_refused_with_the_sample():
+    data = drifting_data(100)
+    X = np.column_stack([data.X, np.r_[np.zeros(10), -3.0, np.zeros(89)]])
+    with pytest.raises(UserError, match=r"sample 10 the delay -3\.0"):
+        delay_schedule(parse_delay({"column": 2}), X, label="s")
+    with pytest.raises(UserError, match="out of range"):
+        delay_schedule(parse_delay({"column": 5}), X, label="s")
+    with pytest.raises(UserError, match="no feature names"):
+        delay_schedule(parse_delay({"column": "lag"}), X, label="s")
+    ok = np.abs(X)
+    assert delay_schedule(parse_delay({"column": "lag"}), ok, names=["a", "b", "lag"],
+                          label="s").learn_order.size == 100
+    back = ok.copy()
+    back[:, 0] = np.arange(100.0)
+    back[40, 0] = 1.0
+    with pytest.raises(UserError, match="goes back in time at sample 40"):
+        delay_schedule(parse_delay({"column": 2, "moment": 0}), back, label="s")
+
+
+def test_only_one_method_at_a_time():
+    with pytest.raises(UserError, match="cannot be combined"):
+        PrequentialClassification(delay=3, holdout={"every": 10, "size": 5})
