@@ -70,3 +70,10 @@ def test_no_change_equals_the_loop_in_chunks(seed: int) -> None:
         last = int(part[-1])
     assert_array_equal(np.concatenate(parts), no_change_loop(y))
     assert no_change_predictions(np.zeros(0, dtype=np.int64), 3).size == 0
+
+
+def test_majority_class_refuses_labels_outside_the_counts() -> None:
+    with pytest.raises(ValueError, match="labels must be in"):
+        majority_class_predictions(np.array([0, 3]), np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="int64"):
+        majority_class_predictions(np.array([0, 1]), np.zeros(3, dtype=np.int32))
