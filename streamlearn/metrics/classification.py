@@ -68,8 +68,9 @@ def label_counts(labels: np.ndarray, n_bins: int, at: np.ndarray, *,
     * ``alpha``: faded (Gama et al. 2013), the sample ``a`` steps before the last weighs
       ``alpha**a``, i.e. ``F_t = alpha F_{t-1} + e_t``, float64. Summed segment by
       segment between checkpoints: ``F = alpha**l F + sum_j alpha**(stop-1-j) e_j``, weights
-      at most 1 and one product per checkpoint, so no ``alpha**-t`` blows up and
-      ``n = 1e6, alpha = 0.9999`` keeps about 12 significant digits (tested).
+      at most 1 and one product per checkpoint, so no ``alpha**-t`` blows up: at
+      ``n = 1e6, alpha = 0.9999`` the faded OCA is within 7e-16 (relative) of exactly
+      rounded sums, where the step-by-step recursion (``lfilter``) is within 9e-13.
 
     ``O(n + K n_bins)`` for ``K`` checkpoints.
     """
@@ -375,12 +376,13 @@ class MCC(CountMetric):
 
 @register_metric("kappa")
 class Kappa(CountMetric):
-    """Cohen's kappa: ``(p0 - pe) / (1 - pe)`` with ``p0`` the accuracy and
-    ``pe = sum_i (T_i/n)(P_i/n)`` the agreement of chance (Bifet et al. 2015).
+    """Cohen's kappa: accuracy beyond chance, (p0 - pe) / (1 - pe) (Bifet et al. 2015).
 
+    ``p0`` is the accuracy and ``pe = sum_i (T_i/n)(P_i/n)`` the agreement of chance.
     Computed as ``(n C - sum_i T_i P_i) / (n^2 - sum_i T_i P_i)`` (``C = sum_i D_i``), in
-    integers for the cumulative and windowed forms; 0 when ``pe = 1``. Equals scikit-learn's
-    ``cohen_kappa_score`` and MOA's ``getKappaStatistic`` (tested against the former).
+    integers for the cumulative and windowed forms; 0 when ``pe = 1`` (then ``p0 = 1``
+    too). Equals scikit-learn's ``cohen_kappa_score`` (tested) and MOA's
+    ``getKappaStatistic``, the same formula; both give NaN where ``pe = 1``.
     """
 
     label = "Kappa"
@@ -449,11 +451,13 @@ class _ReferenceKappa(CountMetric):
 
 @register_metric("kappa_m")
 class KappaM(_ReferenceKappa):
-    """Kappa-M: kappa against the majority-class classifier (Bifet et al. 2015),
-    ``(p0 - pm) / (1 - pm)``; the learner ``majority_class`` scores exactly 0.
+    """Kappa M: accuracy beyond the majority class's, (p0 - pm) / (1 - pm) (Bifet et al.
+    2015).
 
-    The reference predicts sample ``t`` as the most frequent true label among samples
-    ``< t`` (ties: the smallest label; before any: 0). MOA's
+    ``pm`` is the accuracy of the majority-class classifier; the learner
+    ``majority_class`` scores exactly 0. The reference predicts sample ``t`` as the most
+    frequent true label among samples ``< t`` (ties: the smallest label; before any: 0).
+    MOA's
     ``BasicClassificationPerformanceEvaluator.getKappaMStatistic`` breaks ties and starts
     the same way, but counts the label of sample ``t`` before taking the majority that
     predicts it (its majority peeks at the answer, so MOA's own ``MajorityClass`` does not
@@ -475,11 +479,11 @@ class KappaM(_ReferenceKappa):
 
 @register_metric("kappa_t")
 class KappaT(_ReferenceKappa):
-    """Kappa-T (temporal kappa): kappa against the no-change classifier (Žliobaitė et al.
-    2015; Bifet et al. 2015), ``(p0 - pt) / (1 - pt)``; the learner ``no_change``
-    scores exactly 0.
+    """Kappa T (temporal): accuracy beyond no change's, (p0 - pt) / (1 - pt) (Žliobaitė et
+    al. 2015).
 
-    The reference predicts sample ``t`` as the true label of sample ``t - 1`` (0 at
+    ``pt`` is the accuracy of the no-change classifier; the learner ``no_change`` scores
+    exactly 0. The reference predicts sample ``t`` as the true label of sample ``t - 1`` (0 at
     ``t = 0``), as MOA's ``getKappaTemporalStatistic`` does (its ``lastSeenClass`` starts
     at 0).
     """
