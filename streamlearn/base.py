@@ -33,6 +33,8 @@ from streamlearn.params import Base
 #: Tags any protocol may read (a protocol introduces the others: :attr:`Protocol.introduces_tags`).
 BASE_LEARNER_TAGS: dict[str, str] = {
     "binary_only": "classifies two classes only (labels 0/1)",
+    "reference": ("a reference rule that reads only the labels (majority class, no change): "
+                  "it is not expected to learn from x"),
     "regression": "predicts a real-valued target",
     "scores": ("exposes the real-valued score of each round (before its update; its sign is "
                "the prediction): last_score_ after predict_one, chunk_scores_ after "

@@ -4,7 +4,9 @@
 * :mod:`~streamlearn.kernels.cholesky_update` — rank-one Cholesky updates, triangular
   solves and the Gram accumulation of Alg. 2, with their status codes;
 * :mod:`~streamlearn.kernels.online_bls_loops` — the fused Online-BLS test-then-train loops;
-* :mod:`~streamlearn.kernels.rls` — recursive least squares.
+* :mod:`~streamlearn.kernels.rls` — recursive least squares;
+* :mod:`~streamlearn.kernels.reference_rules` — the majority-class and no-change rules
+  (vectorised NumPy) of the kappa statistics and the reference learners.
 
 Each kernel has a plain-NumPy reference in ``tests/reference/`` that the tests compare
 it with. No orchestration, strings, dicts or RNG objects live here.
