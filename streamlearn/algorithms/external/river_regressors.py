@@ -6,10 +6,12 @@ key list is built once in ``reset``), passes the target as a Python float and re
 Python float. While River has learned nothing its regressors predict 0.0 (the adapters
 keep that; ``None`` would also read as 0.0).
 
-``linear_regression`` puts River's online ``preprocessing.StandardScaler`` in front of the
-model by default (``standardize``), as River's own examples do: plain SGD on raw features
-of very different scales (TrumpApproval's ordinal date is ~7e5) diverges. The scaler's
-running mean and variance are updated when the pipeline learns, after the prediction.
+Each puts River's online ``preprocessing.StandardScaler`` in front of the model by default
+(``standardize``), as River's own examples of these models do: SGD on raw features of
+very different scales diverges, in the linear model and in the trees' linear leaf models
+alike (measured on TrumpApproval, whose ordinal date is ~7e5: without the scaler the
+Hoeffding tree regressor's RMSE is 1.5e10). The scaler's running mean and variance are
+updated when the pipeline learns, after the prediction.
 
 River itself is imported lazily in ``reset`` so that ``streamlearn list`` stays fast.
 """
@@ -40,20 +42,31 @@ _TREE_CONSTRAINTS: dict[str, Any] = {
     "min_samples_split": Interval(2, None, integer=True),
     "binary_split": OfType((bool,)),
     "max_size": Interval(0.0, None, closed="neither"),
+    "standardize": OfType((bool,)),
 }
 
 
 class RiverRegressor(Regressor):
-    """Shared adapter: wraps a River regressor built by ``_make_model`` in ``reset``."""
+    """Shared adapter: wraps a River regressor built by ``_make_model`` in ``reset``,
+    behind River's online standard scaler when ``standardize`` is true."""
+
+    standardize: bool
 
     def _make_model(self, n_features: int) -> Any:
         raise NotImplementedError
 
+    def _river_params(self) -> dict[str, Any]:
+        """The parameters River's model takes (all but ``standardize``)."""
+        return {k: v for k, v in self.get_params().items() if k != "standardize"}
+
     def reset(self, n_features: int, n_classes: int | None) -> None:
         """Build a fresh River model for ``n_features`` features."""
+        from river import preprocessing
+
         self.n_features_ = int(n_features)
         self.keys_ = list(range(self.n_features_))
-        self.model_ = self._make_model(self.n_features_)
+        model = self._make_model(self.n_features_)
+        self.model_ = preprocessing.StandardScaler() | model if self.standardize else model
 
     def _to_dict(self, x: np.ndarray) -> dict[int, float]:
         return dict(zip(self.keys_, x.tolist(), strict=True))
@@ -121,12 +134,11 @@ class LinearRegression(RiverRegressor):
         self._validate_params()
 
     def _make_model(self, n_features: int) -> Any:
-        from river import linear_model, optim, preprocessing
+        from river import linear_model, optim
 
-        model = linear_model.LinearRegression(
+        return linear_model.LinearRegression(
             optimizer=optim.SGD(self.lr), l2=self.l2, l1=self.l1,
             intercept_lr=self.intercept_lr, clip_gradient=self.clip_gradient)
-        return preprocessing.StandardScaler() | model if self.standardize else model
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
@@ -162,6 +174,8 @@ class HoeffdingTreeRegressor(RiverRegressor):
         Only binary splits of nominal features.
     max_size
         Maximum size of the tree in MiB.
+    standardize
+        Put River's ``preprocessing.StandardScaler`` (running mean and variance) in front.
 
     References
     ----------
@@ -174,7 +188,8 @@ class HoeffdingTreeRegressor(RiverRegressor):
     def __init__(self, *, grace_period: int = 200, max_depth: int | None = None,
                  delta: float = 1e-7, tau: float = 0.05, leaf_prediction: str = "adaptive",
                  model_selector_decay: float = 0.95, min_samples_split: int = 5,
-                 binary_split: bool = False, max_size: float = 500.0) -> None:
+                 binary_split: bool = False, max_size: float = 500.0,
+                 standardize: bool = True) -> None:
         self.grace_period = grace_period
         self.max_depth = max_depth
         self.delta = delta
@@ -184,17 +199,18 @@ class HoeffdingTreeRegressor(RiverRegressor):
         self.min_samples_split = min_samples_split
         self.binary_split = binary_split
         self.max_size = max_size
+        self.standardize = standardize
         self._validate_params()
 
     def _make_model(self, n_features: int) -> Any:
         from river import tree
 
-        return tree.HoeffdingTreeRegressor(**self.get_params())  # River's own names
+        return tree.HoeffdingTreeRegressor(**self._river_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:
         yield {}
-        yield {"grace_period": 50, "leaf_prediction": "mean"}
+        yield {"grace_period": 50, "leaf_prediction": "mean", "standardize": False}
 
 
 @register_algorithm("arf_regressor")
@@ -219,6 +235,8 @@ class ARFRegressor(RiverRegressor):
     grace_period, max_depth, delta, tau, leaf_prediction, model_selector_decay,
     min_samples_split, binary_split, max_size
         The trees' parameters, as :class:`HoeffdingTreeRegressor`'s.
+    standardize
+        Put River's ``preprocessing.StandardScaler`` (running mean and variance) in front.
     seed
         Random seed (``None``: not reproducible).
 
@@ -246,7 +264,8 @@ class ARFRegressor(RiverRegressor):
                  max_depth: int | None = None, delta: float = 0.01, tau: float = 0.05,
                  leaf_prediction: str = "adaptive", model_selector_decay: float = 0.95,
                  min_samples_split: int = 5, binary_split: bool = False,
-                 max_size: float = 500.0, seed: int | None = None) -> None:
+                 max_size: float = 500.0, standardize: bool = True,
+                 seed: int | None = None) -> None:
         self.n_models = n_models
         self.max_features = max_features
         self.aggregation_method = aggregation_method
@@ -261,13 +280,14 @@ class ARFRegressor(RiverRegressor):
         self.min_samples_split = min_samples_split
         self.binary_split = binary_split
         self.max_size = max_size
+        self.standardize = standardize
         self.seed = seed
         self._validate_params()
 
     def _make_model(self, n_features: int) -> Any:
         from river import forest
 
-        return forest.ARFRegressor(**self.get_params())  # River's own names
+        return forest.ARFRegressor(**self._river_params())  # River's own names
 
     @classmethod
     def _test_params(cls) -> Iterator[dict[str, Any]]:

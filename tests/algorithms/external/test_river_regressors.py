@@ -33,11 +33,12 @@ def _river_model(name: str) -> Any:
     from river import forest, linear_model, optim, preprocessing, tree
 
     if name == "linear_regression":
-        return preprocessing.StandardScaler() | linear_model.LinearRegression(
-            optimizer=optim.SGD(0.01))
-    if name == "hoeffding_tree_regressor":
-        return tree.HoeffdingTreeRegressor(grace_period=50)
-    return forest.ARFRegressor(n_models=3, seed=1)
+        model = linear_model.LinearRegression(optimizer=optim.SGD(0.01))
+    elif name == "hoeffding_tree_regressor":
+        model = tree.HoeffdingTreeRegressor(grace_period=50)
+    else:
+        model = forest.ARFRegressor(n_models=3, seed=1)
+    return preprocessing.StandardScaler() | model
 
 
 def _prequential(model: Any, X: np.ndarray, y: np.ndarray, river: bool = False) -> list:
@@ -83,7 +84,7 @@ def test_seeded_clone_and_pickle_predict_alike(name):
     assert _prequential(copy, X[400:], y[400:]) == _prequential(first, X[400:], y[400:])
 
 
-def test_linear_regression_without_scaler_is_rivers_plain_model():
+def test_without_the_scaler_the_model_is_rivers_plain_model():
     from river import linear_model, optim
 
     X, y = FriedmanStream(n_samples=300, seed=1).to_arrays()
@@ -92,6 +93,25 @@ def test_linear_regression_without_scaler_is_rivers_plain_model():
     theirs = linear_model.LinearRegression(optimizer=optim.SGD(0.05), l2=0.001)
     np.testing.assert_array_equal(_prequential(model, X, y),
                                   np.asarray(_prequential(theirs, X, y, river=True)))
+    from river import tree
+
+    model = HoeffdingTreeRegressor(grace_period=50, standardize=False)
+    model.reset(10, None)
+    theirs = tree.HoeffdingTreeRegressor(grace_period=50)
+    np.testing.assert_array_equal(_prequential(model, X, y),
+                                  np.asarray(_prequential(theirs, X, y, river=True)))
+
+
+def test_the_scaler_keeps_trees_finite_on_trump_approval():
+    """TrumpApproval's ordinal date (~7e5) makes the trees' linear leaf models diverge
+    without River's scaler (measured RMSE 1.5e10); with it the error is that of a poll."""
+    from streamlearn.datasets.river_regression import TrumpApprovalStream
+
+    X, y = TrumpApprovalStream().to_arrays()
+    model = HoeffdingTreeRegressor()
+    model.reset(X.shape[1], None)
+    preds = np.asarray(_prequential(model, X, y))
+    assert np.sqrt(np.mean((preds[100:] - y[100:]) ** 2)) < 5.0
 
 
 @pytest.mark.parametrize("cls,params,needle", [
@@ -101,6 +121,7 @@ def test_linear_regression_without_scaler_is_rivers_plain_model():
     (HoeffdingTreeRegressor, {"grace_period": 0}, "grace_period"),
     (ARFRegressor, {"aggregation_method": "max"}, "aggregation_method"),
     (ARFRegressor, {"max_features": 1.5}, "max_features"),
+    (ARFRegressor, {"standardize": 1}, "standardize"),
 ])
 def test_bad_parameters_are_refused(cls, params, needle):
     with pytest.raises(UserError, match=needle):
