@@ -197,12 +197,17 @@ class Stream(Base):
         True when a generated stream takes its ``seed`` from the run seed by default
         (a new stream per repetition); False when its own default seed is the paper's
         fixed one. A config overrides it with ``reseed``.
+    series
+        True for a univariate time series whose next value is the target (``X[:, 0]``
+        is the series): the ``prequential-regression`` protocol shifts the target itself.
+        False for a stream of ``(x_t, y_t)`` pairs, taken as given.
     """
 
     task: ClassVar[str] = "classification"
     natural_order: ClassVar[bool] = False
     needs_data: ClassVar[bool] = False
     reseed_per_run: ClassVar[bool] = True
+    series: ClassVar[bool] = False
 
     def _load(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError

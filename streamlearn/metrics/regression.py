@@ -1,9 +1,23 @@
-"""Prequential regression metrics (time-series protocol): time averages of a per-sample
-loss, as the fast-ONS paper's Fig. 2 plots the MSE, with their running sums computed in
-one compiled pass (:mod:`streamlearn.kernels.running_sums`)."""
+"""Prequential regression metrics: time averages of a per-sample loss (MSE, MAE, RMSE), as
+the fast-ONS paper's Fig. 2 plots the MSE, with their running sums computed in one
+compiled pass (:mod:`streamlearn.kernels.running_sums`), and the coefficient of
+determination R².
+
+Each also has a windowed form (over the last ``w`` samples) and a faded one (Gama, Sebastião
+and Rodrigues, "On evaluating stream learning algorithms", Machine Learning 90, 2013,
+Sec. 4.2: every sum the metric is made of weighs the sample ``a`` steps old by
+``alpha**a``, and a mean divides by the faded count ``sum alpha**a``).
+
+Precision: a window's sum is taken over the window itself (NumPy's pairwise summation),
+never as a difference of two running sums, which on a long stream with a large mean loss
+would lose the digits the two sums share. Faded sums and R²'s sum of squares around the
+mean are carried from block to block with their exact decay and Chan et al.'s pairwise
+update of the centred sum of squares (no ``sum y² - (sum y)²/n`` cancellation).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,6 +81,7 @@ class RegressionMetric(Metric):
 
     #: the compiled form of ``_loss`` (one pass for the curves), if there is one
     loss_code: ClassVar[Loss | None] = None
+    kinds: ClassVar[tuple[str, ...]] = ("cumulative", "windowed", "fading")
 
     def __init__(self) -> None:
         self._sum = 0.0
@@ -80,15 +95,36 @@ class RegressionMetric(Metric):
         self._sum += float(self._loss(np.asarray(y_true), np.asarray(y_pred)))
         self._n += 1
 
+    @staticmethod
+    def _finish(mean_loss: np.ndarray) -> np.ndarray:
+        """The metric from the (windowed, faded) mean loss: itself, or its root (RMSE)."""
+        return mean_loss
+
     def get(self) -> float:
-        return self._sum / self._n if self._n else 0.0
+        return float(self._finish(np.float64(self._sum / self._n))) if self._n else 0.0
 
     @classmethod
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
         at = np.asarray(at, dtype=np.int64)
         loss = cls._loss if cls.loss_code is None else cls.loss_code
-        return cumulative_loss_at(loss, y_true, y_pred, at, context) / at
+        return cls._finish(cumulative_loss_at(loss, y_true, y_pred, at, context) / at)
+
+    @classmethod
+    def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                       window: int, context: MetricContext) -> np.ndarray:
+        """The mean loss over the last ``window`` samples at each checkpoint."""
+        sums, counts = windowed_sums(at, window, lambda a, b: (
+            cls._loss(_f64(y_true[a:b]), _f64(y_pred[a:b])),))
+        return cls._finish(sums[0] / counts)
+
+    @classmethod
+    def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                     alpha: float, context: MetricContext) -> np.ndarray:
+        """Gama et al. (2013), eq. (4): the faded loss sum over the faded count."""
+        sums, weights = faded_sums(at, alpha, lambda a, b: (
+            cls._loss(_f64(y_true[a:b]), _f64(y_pred[a:b])),))
+        return cls._finish(sums[0] / weights)
 
 
 @register_metric("mse")
@@ -113,6 +149,177 @@ class MAE(RegressionMetric):
     @staticmethod
     def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         return np.abs(y_true - y_pred)
+
+
+@register_metric("rmse")
+class RMSE(RegressionMetric):
+    """Root mean squared prediction error over the samples so far (the root of the MSE,
+    windowed and faded alike: the root of the windowed or faded MSE)."""
+
+    label = "RMSE"
+    loss_code = Loss.SQUARED
+
+    @staticmethod
+    def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        return (y_true - y_pred) ** 2
+
+    @staticmethod
+    def _finish(mean_loss: np.ndarray) -> np.ndarray:
+        return np.sqrt(mean_loss)
+
+
+def r2_value(ss_res: np.ndarray, ss_tot: np.ndarray) -> np.ndarray:
+    """``1 - ss_res / ss_tot``; where ``ss_tot == 0`` (every target so far equal) 1.0 for
+    exact predictions and 0.0 otherwise, as scikit-learn's ``r2_score``."""
+    ss_res = np.asarray(ss_res, dtype=np.float64)
+    ss_tot = np.asarray(ss_tot, dtype=np.float64)
+    flat = ss_tot == 0
+    safe = np.where(flat, 1.0, ss_tot)
+    return np.where(flat, np.where(ss_res == 0, 1.0, 0.0), 1.0 - ss_res / safe)
+
+
+@register_metric("r2")
+class R2(Metric):
+    """Coefficient of determination of the predictions so far, ``R² = 1 - SS_res/SS_tot``
+    with ``SS_tot`` the targets' sum of squares around their mean over the same samples
+    (at step ``t``: the mean of ``y_1..y_t``), i.e. scikit-learn's ``r2_score`` of the
+    prefix. Windowed: over the window's samples and their mean. Faded: every sum weighted
+    by ``alpha**age`` (faded sums of ``y``, ``y²`` and the squared residual), the mean the
+    faded mean. With a constant target so far, 1.0 for exact predictions, else 0.0."""
+
+    task: ClassVar[str] = "regression"
+    label = "R²"
+    bigger_is_better: ClassVar[bool] = True
+    precision: ClassVar[int] = 4
+    notation: ClassVar[str] = "fixed"
+    kinds: ClassVar[tuple[str, ...]] = ("cumulative", "windowed", "fading")
+
+    @classmethod
+    def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+              context: MetricContext) -> np.ndarray:
+        return cls.fading_curve(y_true, y_pred, at, 1.0, context)
+
+    @classmethod
+    def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                       window: int, context: MetricContext) -> np.ndarray:
+        at = np.asarray(at, dtype=np.int64)
+        ss_res = np.empty(at.shape)
+        ss_tot = np.empty(at.shape)
+        for k, stop in enumerate(at.tolist()):
+            start = max(0, stop - window)
+            y, p = _f64(y_true[start:stop]), _f64(y_pred[start:stop])
+            ss_res[k] = np.sum((y - p) ** 2)
+            ss_tot[k] = 0.0 if y.min() == y.max() else np.sum((y - y.mean()) ** 2)
+        return r2_value(ss_res, ss_tot)
+
+    @classmethod
+    def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
+                     alpha: float, context: MetricContext) -> np.ndarray:
+        """Faded (``alpha = 1``: plain) sums at the checkpoints: the squared residuals
+        summed block by block, the targets' weighted mean and centred sum of squares
+        merged block by block (Chan, Golub and LeVeque 1979, weighted form)."""
+        at = np.asarray(at, dtype=np.int64)
+        ss_res = np.empty(at.shape)
+        ss_tot = np.empty(at.shape)
+        res = weight = mean = m2 = 0.0
+        for k, start, stop in _blocks(at):
+            y, p = _f64(y_true[start:stop]), _f64(y_pred[start:stop])
+            w = _weights(alpha, stop - start)
+            decay = alpha ** (stop - start)
+            res = decay * res + float(np.dot(w, (y - p) ** 2))
+            weight, mean, m2 = _merge_moments(decay * weight, mean, decay * m2, w, y)
+            if k is not None:
+                ss_res[k], ss_tot[k] = res, m2
+        return r2_value(ss_res, ss_tot)
+
+
+# --------------------------------------------------------------------------------------
+# Windowed and faded sums
+# --------------------------------------------------------------------------------------
+
+#: the per-sample terms of samples ``start..stop-1`` (one array per sum a metric needs)
+Terms = Callable[[int, int], tuple[np.ndarray, ...]]
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64)
+
+
+def _blocks(at: np.ndarray) -> Iterator[tuple[int | None, int, int]]:
+    """``(k, start, stop)`` pieces of ``0..at[-1]`` in order, at most ``_BLOCK`` long,
+    ending at every checkpoint: ``k`` is the checkpoint a piece ends at, else ``None``."""
+    start = 0
+    for k, stop in enumerate(np.asarray(at, dtype=np.int64).tolist()):
+        while stop - start > _BLOCK:
+            yield None, start, start + _BLOCK
+            start += _BLOCK
+        yield k, start, stop
+        start = stop
+
+
+def _weights(alpha: float, n: int) -> np.ndarray:
+    """``alpha**(n-1), .., alpha, 1``: the weights of ``n`` samples, the last the newest
+    (each power taken directly, so no error accumulates along the block)."""
+    if alpha == 1.0:
+        return np.ones(n)
+    return alpha ** np.arange(n - 1, -1, -1, dtype=np.float64)
+
+
+def _merge_moments(weight: float, mean: float, m2: float, w: np.ndarray,
+                   y: np.ndarray) -> tuple[float, float, float]:
+    """Total weight, weighted mean and weighted centred sum of squares of the samples
+    summarised by ``(weight, mean, m2)`` followed by ``y`` with weights ``w``."""
+    wb = float(w.sum())
+    if wb == 0.0:
+        return weight, mean, m2
+    if y.min() == y.max():  # a constant block: exact mean, no rounding in the spread
+        mb, m2b = float(y[0]), 0.0
+    else:
+        mb = float(np.dot(w, y)) / wb
+        m2b = float(np.dot(w, (y - mb) ** 2))
+    if weight == 0.0:
+        return wb, mb, m2b
+    total = weight + wb
+    delta = mb - mean
+    return (total, mean + delta * wb / total,
+            m2 + m2b + delta * delta * weight * wb / total)
+
+
+def windowed_sums(at: np.ndarray, window: int,
+                  terms: Terms) -> tuple[list[np.ndarray], np.ndarray]:
+    """For every checkpoint ``T`` of ``at``, each term summed over samples
+    ``max(0, T - window)..T-1`` (that window alone), and the window's sample count."""
+    at = np.asarray(at, dtype=np.int64)
+    sums = [np.empty(at.shape) for _ in terms(0, 0)]
+    counts = np.minimum(at, window).astype(np.float64)
+    for k, stop in enumerate(at.tolist()):
+        for i, values in enumerate(terms(max(0, stop - window), stop)):
+            sums[i][k] = np.sum(values)
+    return sums, counts
+
+
+def faded_sums(at: np.ndarray, alpha: float,
+               terms: Terms) -> tuple[list[np.ndarray], np.ndarray]:
+    """For every checkpoint ``T``, each term summed with weight ``alpha**(T-1-i)`` for
+    sample ``i < T`` (Gama et al. 2013, eq. (4): ``S_i = L_i + alpha S_{i-1}``), and the
+    faded count ``sum alpha**(T-1-i)``; carried block by block with the block's exact
+    decay ``alpha**len``."""
+    at = np.asarray(at, dtype=np.int64)
+    sums = [np.empty(at.shape) for _ in terms(0, 0)]
+    weights = np.empty(at.shape)
+    carry = [0.0] * len(sums)
+    total = 0.0
+    for k, start, stop in _blocks(at):
+        w = _weights(alpha, stop - start)
+        decay = alpha ** (stop - start)
+        for i, values in enumerate(terms(start, stop)):
+            carry[i] = decay * carry[i] + float(np.dot(w, values))
+        total = decay * total + float(w.sum())
+        if k is not None:
+            weights[k] = total
+            for i, value in enumerate(carry):
+                sums[i][k] = value
+    return sums, weights
 
 
 DEFAULT_METRICS = {

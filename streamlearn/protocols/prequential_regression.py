@@ -1,24 +1,41 @@
-"""The ``prequential-regression`` protocol: one-step-ahead prediction of a univariate
-series (Fast-ONS paper, Sec. 2 and 4).
+"""The ``prequential-regression`` protocol: test-then-train regression on a stream with a
+continuous target.
 
-At step ``t`` the learner has seen ``x_0..x_t``, predicts ``x_{t+1}``, suffers the loss,
-then learns ``x_{t+1}``. The target shift is an explicit preparation step
-(:func:`~streamlearn.protocols.preparation.shift_target`): the inputs are
-``series[:-1]`` and the targets ``series[1:]``, both views of one array. A learner
-tagged ``needs_series`` receives ``x_t`` alone and keeps its own delay line; any other
-regressor receives the last ``lags`` values as a read-only strided view (no ``n x M``
-lag matrix is materialised). The metrics' context carries the series and the learner's
-lag window, so the regret metrics compare with the best fixed predictor on the same
-windows.
+Two kinds of stream (:attr:`streamlearn.base.Stream.series`):
+
+* **A univariate series** (Fast-ONS paper, Sec. 2 and 4): one-step-ahead prediction. At
+  step ``t`` the learner has seen ``x_0..x_t``, predicts ``x_{t+1}``, suffers the loss,
+  then learns ``x_{t+1}``. The target shift is an explicit preparation step
+  (:func:`~streamlearn.protocols.preparation.shift_target`): the inputs are
+  ``series[:-1]`` and the targets ``series[1:]``, both views of one array. A learner
+  tagged ``needs_series`` receives ``x_t`` alone and keeps its own delay line; any other
+  regressor receives the last ``lags`` values as a read-only strided view (no ``n x M``
+  lag matrix is materialised). The metrics' context carries the series and the learner's
+  lag window, so the regret metrics compare with the best fixed predictor on the same
+  windows.
+* **Any other regression stream** (``(x_t, y_t)`` pairs: River's Friedman or
+  TrumpApproval, a user's CSV): prequential as given, as River's
+  ``evaluate.progressive_val_score`` and MOA's ``EvaluatePrequentialRegression`` do:
+  predict ``y_t`` from ``x_t``, then learn ``(x_t, y_t)``. ``lags``, ``tile_to``, the
+  regret metrics and the series learners belong to series and are refused here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Learner, LearnerTag, MetricContext, PreparedData, RunContext, RunResult
+from streamlearn import components
+from streamlearn.base import (
+    Learner,
+    LearnerTag,
+    MetricContext,
+    PreparedData,
+    RunContext,
+    RunResult,
+)
 from streamlearn.components import get_metric
 from streamlearn.errors import UserError
 from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
@@ -32,24 +49,42 @@ from streamlearn.protocols.prequential_classification import (
     prequential_timing,
 )
 from streamlearn.protocols.prequential_loop import read_only, run_prequential
-from streamlearn.protocols.scoring import checkpoint_positions, score_curves
+from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
 from streamlearn.registry import register_protocol
 
-__all__ = ["PrequentialSeriesRegression"]
+__all__ = ["PrequentialRegression", "PrequentialSeriesRegression"]
+
+#: the metrics of a run on a series when the config names none (the Fast-ONS paper's)
+SERIES_METRICS: tuple[str, ...] = ("mse", "mae")
+#: the metrics of a run on a stream of (x, y) pairs when the config names none (River's
+#: and MOA's regression evaluators report these)
+PAIRS_METRICS: tuple[str, ...] = ("rmse", "mae", "r2")
+#: context entries that exist only on a series (what the regret metrics read)
+SERIES_CONTEXT: frozenset[str] = frozenset({"series", "lags", "intercept",
+                                            "regret_max_samples"})
+
+
+def is_series(stream_cls: type) -> bool:
+    """Whether a stream class is a univariate series whose next value is the target."""
+    return bool(getattr(stream_cls, "series", False))
 
 
 @register_protocol("prequential-regression")
-class PrequentialSeriesRegression(PrequentialProtocol):
-    """Test-then-train one-step-ahead prediction of a univariate series (predict
-    ``x_{t+1}`` from ``x_0..x_t``, then learn it); MSE and MAE curves, cumulative absolute
-    loss, and regret against the best fixed linear predictor in hindsight.
+class PrequentialRegression(PrequentialProtocol):
+    """Test-then-train regression: on a univariate series, one-step-ahead prediction
+    (predict ``x_{t+1}`` from ``x_0..x_t``, then learn it), with MSE and MAE curves,
+    cumulative absolute loss and regret against the best fixed linear predictor in
+    hindsight; on any other regression stream, predict ``y_t`` from ``x_t`` then learn it,
+    with RMSE, MAE and R² (each also windowed and faded).
 
     Parameters
     ----------
     lags
-        Lag window for regressors that do not keep their own delay line.
+        Series only: lag window for regressors that do not keep their own delay line
+        (``null``: 1).
     tile_to
-        Repeat the (scaled) series end to end to this many values (timing studies).
+        Series only: repeat the (scaled) series end to end to this many values (timing
+        studies).
     regret_max_samples
         Longest prefix on which the regret comparator is solved; checkpoints beyond it
         report NaN ("—"), and the run's final regret is the one on this prefix (the
@@ -57,32 +92,71 @@ class PrequentialSeriesRegression(PrequentialProtocol):
     """
 
     task: ClassVar[str] = "regression"
-    default_metrics: ClassVar[tuple[str, ...]] = ("mse", "mae")
+    #: for a config of series; :meth:`default_metrics_for` says it per set of streams
+    default_metrics: ClassVar[tuple[str, ...]] = SERIES_METRICS
     default_curve_metric: ClassVar[str] = "mse"
     introduces_tags: ClassVar[dict[str, LearnerTag]] = {
         "needs_series": LearnerTag(
             "reads a univariate time series (it keeps its own delay line)",
             refusal="it reads a time series; use a time-series protocol"),
     }
-    provides: ClassVar[frozenset[str]] = frozenset(
-        {"X", "series", "lags", "intercept", "regret_max_samples"})
+    provides: ClassVar[frozenset[str]] = frozenset({"X"}) | SERIES_CONTEXT
     _constraints: ClassVar[dict[str, Any]] = {
-        "lags": Interval(1, 100_000, integer=True),
+        "lags": Interval(1, 100_000, integer=True, allow_none=True),
         "tile_to": Interval(2, 10**9, integer=True, allow_none=True),
         "regret_max_samples": Interval(1, 10**7, integer=True),
     }
 
-    def __init__(self, *, lags: int = 1, tile_to: int | None = None,
+    def __init__(self, *, lags: int | None = None, tile_to: int | None = None,
                  regret_max_samples: int = 50_000) -> None:
         self.lags = lags
         self.tile_to = tile_to
         self.regret_max_samples = regret_max_samples
         self._validate_params()
 
+    # ------------------------------------------------------------------ the streams
+
+    @classmethod
+    def default_metrics_for(cls, stream_classes: Sequence[type]) -> tuple[str, ...]:
+        """The metrics when the config names none: MSE and MAE on series (as before),
+        RMSE, MAE and R² on streams of pairs, both lists (in that order, once each) when
+        a config mixes the two."""
+        kinds = {is_series(s) for s in stream_classes} or {True}
+        names = (*(SERIES_METRICS if True in kinds else ()),
+                 *(PAIRS_METRICS if False in kinds else ()))
+        return tuple(dict.fromkeys(names))
+
+    def stream_incompatibility(self, stream_cls: type, metrics: Sequence[str],
+                               learners: Sequence[type[Learner]] = ()) -> str | None:
+        """Why a stream cannot run here with these metrics and learners (``None`` when it
+        can): what belongs to a series (``lags``, ``tile_to``, the regret metrics, the
+        learners tagged ``needs_series``) on a stream that is not one."""
+        if is_series(stream_cls):
+            return None
+        set_params = [p for p in ("lags", "tile_to") if getattr(self, p) is not None]
+        if set_params:
+            return (f"protocol parameter(s) {', '.join(set_params)} apply to a univariate "
+                    "series only, and this stream is (x, y) pairs")
+        for m in metrics:
+            needs = sorted(set(get_metric(m).requires) & SERIES_CONTEXT)
+            if needs:
+                return (f"metric {m!r} needs the series ({', '.join(needs)}), and this "
+                        "stream is (x, y) pairs, not a univariate series")
+        for learner in learners:
+            if "needs_series" in learner.all_tags():
+                return (f"algorithm {learner.__name__} reads a univariate series, and "
+                        "this stream is (x, y) pairs")
+        return None
+
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
-        """The shared preparation with the series tiled to ``tile_to`` and the stream's
-        ``max_samples`` applied after tiling (the scale is fitted on the whole series, and
-        a smoke run's cap also bounds a tiled series), then the target shifted."""
+        """A series: the shared preparation with the series tiled to ``tile_to`` and the
+        stream's ``max_samples`` applied after tiling (the scale is fitted on the whole
+        series, and a smoke run's cap also bounds a tiled series), then the target
+        shifted. Any other stream: the shared preparation, as the classification
+        protocol has it (the target as given, never scaled)."""
+        stream_cls = components.get_stream(stream_cfg.name)
+        if not is_series(stream_cls):
+            return self._prepare_pairs(stream_cls, stream_cfg, seed, data_dir)
         base = prepare_stream(stream_cfg, seed, data_dir,
                               Preparation(cap_after="tile", tile_to=self.tile_to))
         if base.info.get("task") != "regression" or base.X.shape[1] != 1:
@@ -97,13 +171,42 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         return PreparedData(X=inputs[:, None], y=targets, info=info, n_classes=None,
                             extra={"series": series})
 
+    def _prepare_pairs(self, stream_cls: type, stream_cfg: Any, seed: int,
+                       data_dir: str | None) -> PreparedData:
+        why = self.stream_incompatibility(stream_cls, ())
+        if why is not None:
+            raise UserError(f"Stream {stream_cfg.label!r}: {why}.")
+        base = prepare_stream(stream_cfg, seed, data_dir)
+        if base.info.get("task") != "regression":
+            raise UserError(f"Stream {stream_cfg.label!r} is a {base.info.get('task')} "
+                            "stream: the 'prequential-regression' protocol needs a "
+                            "continuous target.")
+        if not np.all(np.isfinite(base.y)):
+            raise UserError(f"Stream {stream_cfg.label!r} has NaN or infinite target "
+                            "values.")
+        return base
+
+    def check_data(self, learner_cls: type[Learner], data: PreparedData) -> None:
+        super().check_data(learner_cls, data)
+        if "series" not in data.extra and "needs_series" in learner_cls.all_tags():
+            raise UserError(
+                f"{learner_cls.__name__} reads a univariate series, but stream "
+                f"{data.info.get('label')!r} is (x, y) pairs with "
+                f"{data.X.shape[1]} feature(s).")
+
+    # ------------------------------------------------------------------ the run
+
     def _inputs(self, learner: Learner, data: PreparedData) -> np.ndarray:
-        if "needs_series" in learner.all_tags():
+        if "series" not in data.extra or "needs_series" in learner.all_tags():
             return data.X
-        return lag_windows(data.X[:, 0], self.lags)
+        return lag_windows(data.X[:, 0], self._lags)
+
+    @property
+    def _lags(self) -> int:
+        return 1 if self.lags is None else int(self.lags)
 
     def _window(self, learner: Learner) -> int:
-        return int(getattr(learner, "n_lags", self.lags))
+        return int(getattr(learner, "n_lags", self._lags))
 
     def warm_up(self, learner: Learner, data: PreparedData) -> None:
         X = self._inputs(learner, data)
@@ -114,6 +217,13 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        on_series = "series" in data.extra
+        if not on_series:
+            lacking = [m for m in ctx.metrics
+                       if set(get_metric(m).requires) & SERIES_CONTEXT]
+            if lacking:
+                raise UserError(f"metric(s) {', '.join(lacking)} need a univariate "
+                                "series; this stream is (x, y) pairs.")
         X = self._inputs(learner, data)
         n = X.shape[0]
         learner.reset(X.shape[1], None)
@@ -124,13 +234,15 @@ class PrequentialSeriesRegression(PrequentialProtocol):
             # the comparator is solved up to the cap only: the cap is a checkpoint, and the
             # final value of those metrics is the one on that documented prefix
             at = np.union1d(at, [self.regret_max_samples])
-        # Streaming: when the predictions are not saved and every metric is a running sum
-        # of a per-sample loss, the sums at the checkpoints are taken chunk by chunk, so
-        # a run holds no n-sized array besides the series (bit-identical to the whole pass)
+        # Streaming: when the predictions are not saved, no windowed or faded metric is
+        # asked, and every metric is a running sum of a per-sample loss, the sums at the
+        # checkpoints are taken chunk by chunk, so a run holds no n-sized array besides
+        # the data (bit-identical to the whole pass)
         codes = [getattr(get_metric(m), "loss_code", None) for m in ctx.metrics]
         streamed: dict[str, np.ndarray] = {}
         on_predictions = None
-        if not ctx.keep_predictions and all(c is not None for c in codes):
+        if (not ctx.keep_predictions and ctx.window is None and ctx.fading is None
+                and all(c is not None for c in codes)):
             losses = sorted({Loss(c) for c in codes if c is not None})
             done = {c: 0 for c in losses}  # checkpoints written so far, per loss
             carry = {c: 0.0 for c in losses}  # running sum so far, per loss
@@ -147,16 +259,20 @@ class PrequentialSeriesRegression(PrequentialProtocol):
                               use_many=ctx.fused, on_chunk=progress,
                               on_predictions=on_predictions,
                               keep_predictions=on_predictions is None)
-        intercept = bool(getattr(learner, "offset", False))
-        context = MetricContext(X=X, extra={
-            "series": data.extra["series"],
-            "lags": np.array([self._window(learner)]),
-            "intercept": np.array([int(intercept)]),
-            "regret_max_samples": np.array([self.regret_max_samples]),
-            **streamed,
-        })
+        extra: dict[str, np.ndarray] = dict(streamed)
+        if on_series:
+            intercept = bool(getattr(learner, "offset", False))
+            extra.update({
+                "series": data.extra["series"],
+                "lags": np.array([self._window(learner)]),
+                "intercept": np.array([int(intercept)]),
+                "regret_max_samples": np.array([self.regret_max_samples]),
+            })
+        context = MetricContext(X=X, extra=extra)
         metrics, curves = score_curves(ctx.metrics, data.y, out.y_pred, at, context)
         notes: dict[str, Any] = {}
+        if on_predictions is None:
+            notes.update(kind_blocks(ctx, data.y, out.y_pred, at, context))
         if capped and n > self.regret_max_samples:
             k = int(np.searchsorted(at, self.regret_max_samples))
             for m in capped:
@@ -165,7 +281,12 @@ class PrequentialSeriesRegression(PrequentialProtocol):
         warn = getattr(learner, "run_warnings", None)
         if callable(warn) and warn():
             notes["warnings"] = list(warn())
+        arrays = {"y_pred": out.y_pred, "y_true": data.y}
+        if on_series:
+            arrays["x0"] = data.extra["series"][:1]
         return RunResult(metrics=metrics, curves=curves, timing=prequential_timing(out, n),
-                         curve_axis="samples seen",
-                         arrays={"y_pred": out.y_pred, "y_true": data.y,
-                                 "x0": data.extra["series"][:1]}, notes=notes)
+                         curve_axis="samples seen", arrays=arrays, notes=notes)
+
+
+#: the earlier name, from when the protocol took series only
+PrequentialSeriesRegression = PrequentialRegression

@@ -21,7 +21,7 @@ from streamlearn.protocols.preparation import (
     tile,
 )
 from streamlearn.protocols.prequential_classification import PrequentialClassification
-from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
+from streamlearn.protocols.prequential_regression import PrequentialRegression
 
 components.load_all()
 
@@ -104,7 +104,7 @@ def _series(scfg: StreamConfig, seed: int) -> np.ndarray:
 def test_regression_caps_the_tiled_series_to_n_values(cap):
     scfg = StreamConfig(name="ar2", label="AR2", params={"n_samples": 600},
                         normalize="zscore", max_samples=cap)
-    data = PrequentialSeriesRegression(tile_to=1500).prepare(scfg, 2, None)
+    data = PrequentialRegression(tile_to=1500).prepare(scfg, 2, None)
     series = data.extra["series"]
     assert series.size == cap and data.X.shape == (cap - 1, 1)
     # the scale is fitted on the whole 600-value series, then tiled, then capped
@@ -118,7 +118,7 @@ def test_regression_caps_the_tiled_series_to_n_values(cap):
 def test_regression_without_tiling_caps_after_the_scale_of_the_whole_series():
     scfg = StreamConfig(name="ar2", label="AR2", params={"n_samples": 600},
                         normalize="zscore", max_samples=200)
-    series = PrequentialSeriesRegression().prepare(scfg, 0, None).extra["series"]
+    series = PrequentialRegression().prepare(scfg, 0, None).extra["series"]
     np.testing.assert_allclose(series, _series(scfg, 0)[:200], rtol=0, atol=1e-12)
 
 

@@ -14,7 +14,7 @@ import yaml
 from streamlearn.base import Regressor, StreamInfo
 from streamlearn.config import parse_config
 from streamlearn.protocols.preparation import tile
-from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
+from streamlearn.protocols.prequential_regression import PrequentialRegression
 from tests.cli_helpers import run_cli
 
 
@@ -46,7 +46,7 @@ def _cfg(**over: Any) -> dict:
 
 def test_prepare_shifts_the_target_and_keeps_views():
     cfg = parse_config(_cfg())
-    proto = PrequentialSeriesRegression()
+    proto = PrequentialRegression()
     data = proto.prepare(cfg.streams[0], 0, None)
     series = data.extra["series"]
     np.testing.assert_array_equal(data.X[:, 0], series[:-1])

@@ -48,6 +48,7 @@ class _SeriesStream(RealStream):
 
     task: ClassVar[str] = "regression"
     natural_order: ClassVar[bool] = True
+    series: ClassVar[bool] = True
     _constraints: ClassVar[dict[str, Any]] = {
         **RealStream._constraints,
         "scaling": Options(("minmax", "maxabs")),

@@ -33,6 +33,7 @@ def _minmax(x: np.ndarray) -> np.ndarray:
 class _GeneratedSeries(Stream):
     task: ClassVar[str] = "regression"
     natural_order: ClassVar[bool] = True
+    series: ClassVar[bool] = True
     _constraints: ClassVar[dict[str, Any]] = {
         "n_samples": Interval(3, 10**9, integer=True),
         "seed": Interval(0, None, integer=True, allow_none=True),
