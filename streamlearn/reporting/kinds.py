@@ -204,12 +204,12 @@ def kind_description(kind: str, params: dict[str, list[Any]]) -> str:
     """One sentence on what the kind's values are (table captions, the HTML report)."""
     if kind == "windowed":
         w = _values(params["window"])
-        return (f"w={w}: the metric over the last {w} predictions before each checkpoint "
-                "(sliding window), the final value over the last window of the stream.")
+        return (f"w={w}: the metric over the last {w} predictions up to each checkpoint "
+                "(sliding window); the final value is that of the stream's last window.")
     if kind == "fading":
         a = _values(params["alpha"])
-        return (f"α={a}: the prequential metric with fading factor {a}, each earlier "
-                "prediction weighted by α per sample since (Gama et al. 2013).")
+        return (f"α={a}: the prequential metric with fading factor {a}: a prediction made "
+                "k samples ago weighs α^k (Gama et al. 2013).")
     return (f"held-out: every {_values(params['every'])} samples the learner is tested on "
             f"the next {_values(params['size'])} samples without training on them; the "
             "value is the mean over these tests.")

@@ -13,9 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from rich.cells import cell_len
+from typer.testing import CliRunner
 
 from streamlearn import registry
 from streamlearn.base import Metric
+from streamlearn.cli.app import app
 from streamlearn.components import get_metric
 from streamlearn.config import parse_config
 from streamlearn.evaluation import records
@@ -388,3 +391,20 @@ def test_a_run_with_window_and_fading_is_reported(tmp_path, monkeypatch):
     assert {p.name for p in written if p.suffix == ".png"} == {
         "curve_hit_rate_SEA.png", "curve-windowed_hit_rate_SEA.png",
         "curve-fading_hit_rate_SEA.png"}
+
+
+def test_report_command_writes_curves_csv_only_with_the_csv_tables(tmp_path):
+    out = write_kinds_dir(tmp_path / "out")
+    result = CliRunner().invoke(app, ["report", str(out)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out / 'curves.csv'}" in result.stdout
+    # the tables, kinds' columns included, fit in 80 columns (stacked)
+    assert max(cell_len(line) for line in result.stdout.splitlines()
+               if not line.startswith("  wrote ")) <= 80
+    assert "OCA (%) w=50" in result.stdout
+    manifest = json.loads((out / "experiment.json").read_text())
+    manifest["config"]["outputs"]["tables"] = ["markdown"]
+    (out / "experiment.json").write_text(json.dumps(manifest))
+    (out / "curves.csv").unlink()
+    _, written = build_report(out)
+    assert not (out / "curves.csv").exists() and out / "summary.md" in written
