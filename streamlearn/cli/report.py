@@ -18,6 +18,10 @@ def report(
 ) -> None:
     """Rebuild tables and plots from the saved run records alone (nothing is re-run).
 
+    With the CSV tables it also writes curves.csv: every learning curve of every run, one
+    row per checkpoint (stream, algorithm, seed, fold, metric, kind, t, value; values in
+    display units, as summary.csv), the windowed, faded and held-out ones included.
+
     Records that are corrupt (do not parse) or incomplete (lack a field the tables need)
     are left out and named, with the reason, on stderr; the exit code is then 1. Runs not
     yet recorded are only counted (exit code 0): a report of an unfinished experiment is

@@ -1,9 +1,10 @@
 """One self-contained HTML page per experiment (``streamlearn report DIR --html``).
 
 The page holds everything a reader needs and nothing it must fetch: the tables (ours, the
-paper's value and Δ, as in ``summary.md``), the plots inlined as PNG data URIs, the failed
-runs with their errors, records that could not be used, the resolved config and the
-versions the runs recorded. No script, no external style sheet, font or image.
+paper's value and Δ, as in ``summary.md``; a section of its own for each windowed, faded or
+held-out evaluation the runs made, with its table and curves), the plots inlined as PNG
+data URIs, the failed runs with their errors, records that could not be used, the resolved
+config and the versions the runs recorded. No script, no external style sheet, font or image.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 import yaml
 
 from streamlearn.evaluation.records import atomic_write_bytes
+from streamlearn.reporting.kinds import kind_description, kind_title
+from streamlearn.reporting.plots import curve_kind
 from streamlearn.reporting.summary import Summary
 from streamlearn.reporting.tables import caption, wide_rows
 
@@ -90,6 +93,23 @@ def _versions(summary: Summary) -> str:
     return _table(["package", "version (as recorded by the runs)"], rows) + note
 
 
+def _kind_section(summary: Summary, kind: str, params: dict[str, list[Any]],
+                  pngs: list[Path]) -> list[str]:
+    """The section of a windowed, faded or held-out evaluation: what its values are, a
+    table per stream and its learning curves."""
+    parts = [f'<h2 id="kind-{_e(kind)}">{_e(kind_title(kind, params))}</h2>',
+             f"<p>{_e(kind_description(kind, params))}</p>"]
+    for s in summary.config["streams"]:
+        header, rows = wide_rows(summary, s["label"], kind)
+        if len(header) > 2 and rows:  # some metric has a value of this kind
+            parts.append(f"<h3>{_e(s['label'])}</h3>")
+            parts.append(_table(header, rows, f"results-{kind}"))
+    if len(parts) == 2:
+        parts.append("<p>No metric of this experiment has a value of this kind.</p>")
+    parts += [_image(p) for p in pngs]
+    return parts
+
+
 def render_html(summary: Summary, images: list[Path]) -> str:
     """The page as text (see the module docstring)."""
     cfg = summary.config
@@ -112,13 +132,17 @@ def render_html(summary: Summary, images: list[Path]) -> str:
 
     parts.append("<h2>Results</h2>")
     for s in cfg["streams"]:
-        header, rows = wide_rows(summary, s["label"])
+        header, rows = wide_rows(summary, s["label"], "cumulative")
         parts.append(f"<h3>{_e(s['label'])}</h3>")
         parts.append(_table(header, rows, "results"))
 
     parts.append("<h2>Plots</h2>")
     pngs = [p for p in images if p.suffix.lower() == ".png" and p.is_file()]
-    parts += [_image(p) for p in pngs] or ["<p>No plots (see outputs.plots).</p>"]
+    parts += ([_image(p) for p in pngs if curve_kind(p) in (None, "cumulative")]
+              or ["<p>No plots (see outputs.plots).</p>"])
+    for kind, params in summary.kinds.items():
+        parts += _kind_section(summary, kind, params,
+                               [p for p in pngs if curve_kind(p) == kind])
 
     parts.append("<h2>Failed runs</h2>")
     if summary.failed:

@@ -1,5 +1,6 @@
-"""Plots from saved records: learning curves (mean ± SD band), per-sample time bars and
-metric-vs-parameter plots of sweeps (mean ± SD error bars).
+"""Plots from saved records: learning curves (mean ± SD band; cumulative, and windowed,
+faded and held-out when the records have them), per-sample time bars and metric-vs-parameter
+plots of sweeps (mean ± SD error bars).
 
 Axis labels, units and scales come from the records (``metric_info``, ``curve_axis``),
 so a plot shows what the run measured even when the metric's class has changed since.
@@ -22,6 +23,7 @@ import numpy as np
 
 from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.file_names import slug
+from streamlearn.reporting.kinds import KINDS, record_curve
 from streamlearn.reporting.summary import Summary
 
 
@@ -56,25 +58,48 @@ def _save(fig, path: Path) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
+#: the file name prefix of each kind's learning curves (``curve_oca_SEA.png`` for the
+#: cumulative one, as before; ``curve-windowed_oca_SEA.png``, ...)
+CURVE_PREFIX = {"cumulative": "curve_", **{k: f"curve-{k}_" for k in KINDS}}
+
+
+def curve_kind(path: Path) -> str | None:
+    """The kind of a learning-curve PNG written by :func:`learning_curves` (None for any
+    other file)."""
+    for kind, prefix in CURVE_PREFIX.items():  # no prefix is the start of another
+        if path.suffix == ".png" and path.name.startswith(prefix):
+            return kind
+    return None
+
+
 @_plain_text
-def learning_curves(summary: Summary, out_dir: Path, metric: str) -> list[Path]:
+def learning_curves(summary: Summary, out_dir: Path, metric: str,
+                    kind: str = "cumulative") -> list[Path]:
     """One PNG per stream: ``metric`` vs the records' curve axis (e.g. samples seen), one
-    line per algorithm."""
+    line per algorithm, the mean over seeds (and folds) with a ± SD band; ``kind``: the
+    cumulative curve, or the windowed, faded or held-out one
+    (:mod:`streamlearn.reporting.kinds`)."""
     plt = _pyplot()
     m = summary.display(metric)
+    suffix = "" if kind == "cumulative" else " " + summary.suffix(kind)
+    over = "folds × seeds" if summary.folds else "seeds"
     written = []
     for s in summary.config["streams"]:
         fig, ax = plt.subplots(figsize=(6.4, 4.0))
         drawn = []
         for a in summary.config["algorithms"]:
-            runs = [r for r in summary.runs
-                    if r["stream"] == s["label"] and r["algorithm"] == a["label"]
-                    and metric in r["curves"]]
+            runs, curves = [], []
+            for r in summary.runs:
+                if r["stream"] == s["label"] and r["algorithm"] == a["label"]:
+                    curve = record_curve(r, metric, kind)
+                    if curve is not None:
+                        runs.append(r)
+                        curves.append(curve)
             if not runs:
                 continue
-            t = np.asarray(runs[0]["curves"]["t"], dtype=float)
-            ys = np.array([r["curves"][metric] for r in runs
-                           if len(r["curves"][metric]) == t.size], dtype=float) * m.scale
+            t = np.asarray(curves[0][0], dtype=float)
+            ys = np.array([c[1] for c in curves if len(c[1]) == t.size],
+                          dtype=float) * m.scale
             mean = ys.mean(axis=0)
             line, = ax.plot(t, mean, label=a["label"], lw=1.4)
             if ys.shape[0] > 1:
@@ -86,11 +111,11 @@ def learning_curves(summary: Summary, out_dir: Path, metric: str) -> list[Path]:
             plt.close(fig)
             continue
         ax.set_xlabel(summary.curve_axis(drawn))
-        ax.set_ylabel(m.axis_label())
-        ax.set_title(f"{s['label']}: {m.label} (mean ± SD over seeds)")
+        ax.set_ylabel(m.axis_label() + suffix)
+        ax.set_title(f"{s['label']}: {m.label}{suffix} (mean ± SD over {over})")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        path = out_dir / f"curve_{slug(metric)}_{slug(s['label'])}.png"
+        path = out_dir / f"{CURVE_PREFIX[kind]}{slug(metric)}_{slug(s['label'])}.png"
         _save(fig, path)
         plt.close(fig)
         written.append(path)

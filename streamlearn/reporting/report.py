@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamlearn.errors import UserError
-from streamlearn.reporting import plots, tables
+from streamlearn.reporting import curves, plots, tables
 from streamlearn.reporting.summary import Summary, summarize
 
 
 def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
-    """Aggregate ``out_dir``'s records; write the tables and plots its config asks for.
+    """Aggregate ``out_dir``'s records; write the tables and plots its config asks for
+    (with the CSV tables, ``curves.csv``: every learning curve of every run).
 
     Records that are corrupt or incomplete are left out and listed in
     ``summary.problems``; the caller decides what that means (the CLI exits non-zero)."""
@@ -28,10 +29,15 @@ def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
             "the report).")
     outputs = summary.config["outputs"]
     written = tables.write_tables(summary, out_dir, outputs.get("tables", []))
+    if "csv" in outputs.get("tables", []):
+        written.append(curves.write_curves_csv(summary, out_dir))
     plot_kinds = outputs.get("plots", [])
     if summary.runs:
         if "learning_curve" in plot_kinds and outputs.get("curve_metric"):
             written += plots.learning_curves(summary, out_dir, outputs["curve_metric"])
+            for kind in summary.kinds:  # the windowed, faded, held-out curves if any
+                written += plots.learning_curves(summary, out_dir, outputs["curve_metric"],
+                                                 kind)
         if "time" in plot_kinds:
             written += plots.time_bars(summary, out_dir)
         if "sweep" in plot_kinds:

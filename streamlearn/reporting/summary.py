@@ -36,6 +36,14 @@ from streamlearn.reporting.display import (
     info_problem,
     metric_display,
 )
+from streamlearn.reporting.kinds import (
+    KINDS,
+    block_problem,
+    kind_key,
+    kind_suffix,
+    present_folds,
+    present_kinds,
+)
 
 #: columns of the long table (``summary.csv``); ``mean``, ``sd``, ``paper`` and ``diff``
 #: are in display units (``unit``: "%" for accuracies, "µs" for times)
@@ -69,6 +77,12 @@ class Summary:
     stale: list[str] = field(default_factory=list)  # the part of ``missing`` with an old record
     displays: dict[str, type[Metric]] = field(default_factory=dict)
     out_dir: Path | None = None
+    #: the rows of the records' other kinds: ``"oca.windowed"`` → ("oca", "windowed")
+    kind_keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the kinds present, each with its parameters' values (:func:`kinds.present_kinds`)
+    kinds: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    #: the validation methods and fold counts when records are folds, else None
+    folds: dict[str, list[Any]] | None = None
 
     @property
     def config(self) -> dict[str, Any]:
@@ -79,12 +93,23 @@ class Summary:
         return list(self.config["metrics"])
 
     def display(self, metric: str) -> Any:
-        """How ``metric`` is shown: the records' ``metric_info``, else the registry's."""
+        """How ``metric`` is shown: the records' ``metric_info``, else the registry's (a
+        kind's row, e.g. ``oca.windowed``, as its metric)."""
+        if metric in self.kind_keys:
+            metric = self.kind_keys[metric][0]
         if metric in TIMINGS:
             return TIMINGS[metric]
         if metric not in self.displays:
             self.displays[metric] = metric_display(metric)
         return self.displays[metric]
+
+    def kind_keys_of(self, kind: str) -> list[str]:
+        """The summary rows of ``kind`` (``oca.windowed``, ...), in config order."""
+        return [k for k, (_, kd) in self.kind_keys.items() if kd == kind]
+
+    def suffix(self, kind: str) -> str:
+        """The header suffix of ``kind`` (``w=500``, ``α=0.999``, ``held-out``)."""
+        return kind_suffix(kind, self.kinds[kind])
 
     def curve_axis(self, runs: list[dict[str, Any]] | None = None) -> str:
         """The x label of the learning curves of ``runs`` (default: all good runs)."""
@@ -166,7 +191,7 @@ def record_problem(rec: dict[str, Any], planned: dict[str, Any],
     axis = rec.get("curve_axis")
     if axis is not None and not isinstance(axis, str):
         return f"'curve_axis' is {axis!r}, not text"
-    return None
+    return block_problem(rec, metrics)
 
 
 def _check_manifest(manifest: Any, path: Path) -> None:
@@ -279,6 +304,35 @@ def _float(x: Any) -> float:
     return float(x) if _is_number(x) else math.nan
 
 
+def _kind_keys(metrics: list[str], runs: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """The rows of the other kinds: each (kind, metric) with a value in some record, kind
+    by kind in :data:`KINDS` order, metrics in config order."""
+    out = {}
+    for kind in KINDS:
+        for metric in metrics:
+            if any(isinstance(r.get(kind), dict) and metric in r[kind]["metrics"]
+                   for r in runs):
+                out[kind_key(metric, kind)] = (metric, kind)
+    return out
+
+
+def _kind_rows(stream: str, algo: str, mine: list[dict[str, Any]],
+               kind_keys: dict[str, tuple[str, str]],
+               displays: dict[str, type[Metric]]) -> list[dict[str, Any]]:
+    """Mean, SD and n over the records of (stream, algo) (seeds × folds) of each kind row;
+    in display units, with no paper value."""
+    rows = []
+    for key, (metric, kind) in kind_keys.items():
+        m = displays[metric]
+        vals = np.array([r[kind]["metrics"][metric] for r in mine
+                         if isinstance(r.get(kind), dict) and metric in r[kind]["metrics"]],
+                        dtype=float) * m.scale
+        rows.append(_row(stream, algo, key, m.unit,
+                         mean=float(vals.mean()) if vals.size else np.nan,
+                         sd=_sd(vals) if vals.size else np.nan, n=int(vals.size)))
+    return rows
+
+
 def summarize(out_dir: Path) -> Summary:
     """Read the records of ``out_dir`` and aggregate them."""
     load_all()
@@ -287,6 +341,7 @@ def summarize(out_dir: Path) -> Summary:
     cfg = manifest["config"]
     displays = _displays(cfg, runs)
     ref_values = cfg["reference"].get("values") or {}
+    kind_keys = _kind_keys(cfg["metrics"], runs)
     rows = []
     for s in cfg["streams"]:
         s_label = s["label"]
@@ -304,6 +359,7 @@ def summarize(out_dir: Path) -> Summary:
                     sd=_sd(vals) if vals.size else np.nan, n=int(vals.size),
                     paper=np.nan if ref is None else ref,
                     diff=np.nan if ref is None or not vals.size else mean - ref))
+            rows += _kind_rows(s_label, a_label, mine, kind_keys, displays)
             for key, name in (("per_sample_seconds", "us_per_sample"),
                               ("per_sample_learn_seconds", "us_per_update")):
                 vals = np.array([_float(r["timing"].get(key)) for r in mine]) * 1e6
@@ -321,4 +377,5 @@ def summarize(out_dir: Path) -> Summary:
                                  paper=np.nan if ref is None else ref, kind="cited"))
     table = pd.DataFrame(rows, columns=COLUMNS)
     return Summary(manifest=manifest, runs=runs, missing=missing, table=table, failed=failed,
-                   problems=problems, stale=stale, displays=displays, out_dir=out_dir)
+                   problems=problems, stale=stale, displays=displays, out_dir=out_dir,
+                   kind_keys=kind_keys, kinds=present_kinds(runs), folds=present_folds(runs))

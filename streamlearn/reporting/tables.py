@@ -25,23 +25,37 @@ from streamlearn.reporting.display import (
     fmt_reference,
     metric_display,
 )
+from streamlearn.reporting.kinds import folds_description, kind_description
 from streamlearn.reporting.summary import Summary
 
 
 def metric_header(metric: str, summary: Summary | None = None) -> str:
-    """Column header / axis label of ``metric``: label and unit, e.g. ``OCA (%)``."""
+    """Column header / axis label of ``metric``: label and unit, e.g. ``OCA (%)``; a row of
+    another kind with its suffix, e.g. ``OCA (%) w=500``."""
     m = summary.display(metric) if summary is not None else metric_display(metric)
+    if summary is not None and metric in summary.kind_keys:
+        return f"{m.axis_label()} {summary.suffix(summary.kind_keys[metric][1])}"
     return m.axis_label()
 
 
 class _StreamView:
-    """The cells of one stream's table, shared by the wide and the stacked layouts."""
+    """The cells of one stream's table, shared by the wide and the stacked layouts.
 
-    def __init__(self, summary: Summary, stream: str) -> None:
+    ``kind``: None for every column (the config's metrics, then the rows of the other
+    kinds, then the times); ``"cumulative"`` for the config's metrics and the times;
+    ``"windowed"``, ``"fading"`` or ``"holdout"`` for that kind's rows alone."""
+
+    def __init__(self, summary: Summary, stream: str, kind: str | None = None) -> None:
         t = summary.table[summary.table["stream"] == stream]
         self.summary = summary
         self.stream = stream
-        self.metrics = summary.metrics
+        if kind is None:
+            self.metrics = summary.metrics + list(summary.kind_keys)
+        elif kind == "cumulative":
+            self.metrics = summary.metrics
+        else:
+            self.metrics = summary.kind_keys_of(kind)
+        self.with_times = kind in (None, "cumulative")
         self.absent = ("not run here" if stream in (summary.manifest.get("not_run") or {})
                        else "—")
         # paper/Δ columns only for the metrics with a reference value for this stream
@@ -82,23 +96,28 @@ class _StreamView:
         return fmt_mean_sd(self.summary.display(name), r["mean"], r["sd"], int(r["n"]))
 
 
-def wide_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of one stream's table (one row per algorithm)."""
-    v = _StreamView(summary, stream)
+def wide_rows(summary: Summary, stream: str,
+              kind: str | None = None) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one stream's table (one row per algorithm); ``kind`` chooses
+    the columns (see :class:`_StreamView`; a table of another kind has no cited entry)."""
+    v = _StreamView(summary, stream, kind)
+    timings = v.timings if v.with_times else []
     header = ["Algorithm"]
     for metric in v.metrics:
         header.append(metric_header(metric, summary))
         if metric in v.ref_metrics:
             header += ["paper", "Δ"]
-    header += [summary.display(name).label for name in v.timings] + ["runs"]
+    header += [summary.display(name).label for name in timings] + ["runs"]
     rows = []
     for algo in v.algorithms:
         cited = v.cited(algo)
+        if cited and not v.with_times:
+            continue
         row = [f"{algo} (cited)" if cited else algo]
         for metric in v.metrics:
             ours, paper, diff = v.cells(algo, metric)
             row += [ours, paper, diff] if metric in v.ref_metrics else [ours]
-        row += [v.timing(algo, name) for name in v.timings]
+        row += [v.timing(algo, name) for name in timings]
         row.append("cited" if cited else str(v.runs(algo)))
         rows.append(row)
     return header, rows
@@ -133,11 +152,20 @@ def stacked_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[li
 def caption(summary: Summary) -> str:
     cfg = summary.config
     seeds = cfg["seeds"]
+    over = "folds × seeds" if summary.folds else "seeds"
     parts = [
         f"Experiment `{cfg['name']}` ({cfg['protocol']}), {len(seeds)} seed(s) "
         f"{seeds if len(seeds) <= 10 else str(seeds[:10])[:-1] + ', …]'}; "
-        "mean ± sample SD over seeds of the final (whole-stream) value.",
+        f"mean ± sample SD over {over} of the final (whole-stream) value.",
     ]
+    if summary.folds:
+        parts.append(folds_description(summary.folds))
+    for kind, params in summary.kinds.items():
+        parts.append(kind_description(kind, params))
+        shown = {metric for metric, kd in summary.kind_keys.values() if kd == kind}
+        absent = [summary.display(m).label for m in summary.metrics if m not in shown]
+        if absent:
+            parts.append(f"No {summary.suffix(kind)} value of: {', '.join(absent)}.")
     if summary.manifest.get("smoke"):
         parts.append("**SMOKE RUN** (sample cap, one repetition): not the paper's protocol.")
     if cfg["reference"].get("source"):

@@ -152,3 +152,31 @@ def test_every_table_and_image_renders_in_headless_chromium(report, tmp_path):
     assert len(result["tables"]) == n_tables >= 3  # results, failed runs, versions
     assert all(result["tables"]), result
     assert len(result["imgs"]) == 2 and all(result["imgs"]), result
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium binary on PATH (Debian: "
+                    "apt-get install chromium); the page was checked without a browser")
+def test_the_sections_of_windowed_faded_and_held_out_values_render(tmp_path):
+    """A report with windowed, faded and held-out blocks and folds: every table (the
+    kinds' own included) and every curve renders."""
+    from streamlearn.reporting.html import write_html
+    from streamlearn.reporting.report import build_report
+    from tests.reporting.kinds_records import STREAMS, write_kinds_dir
+
+    out = write_kinds_dir(tmp_path / "out", folds=3)
+    summary, written = build_report(out)
+    page = write_html(summary, out, written)
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
+    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}",
+           "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()]
+    out_text = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+    marker = '<pre id="probe">'
+    assert marker in out_text, "Chromium did not run the page"
+    result = json.loads(out_text.split(marker, 1)[1].split("</pre>", 1)[0]
+                        .replace("&quot;", '"'))
+    # per stream: the results table and one table per kind (the records name no versions)
+    assert len(result["tables"]) == len(STREAMS) * 4 and all(result["tables"]), result
+    # per stream: the cumulative curve and the windowed, faded and held-out ones
+    assert len(result["imgs"]) == len(STREAMS) * 4 and all(result["imgs"]), result
