@@ -16,7 +16,7 @@ Conventions (see ../shared/STYLE.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -477,6 +477,18 @@ class Protocol(Base):
         """The fewest samples a stream needs under these parameters, and why (e.g. a label
         delay longer than the stream); the runner refuses a shorter stream before anything
         is written. ``None``: no such limit."""
+        return None
+
+    @classmethod
+    def default_metrics_for(cls, stream_classes: Sequence[type]) -> tuple[str, ...]:
+        """The metrics of a config that names none, given its streams' classes (a protocol
+        whose defaults depend on the kind of stream overrides it)."""
+        return tuple(cls.default_metrics)
+
+    def stream_incompatibility(self, stream_cls: type, metrics: Sequence[str],
+                               learners: Sequence[type[Learner]] = ()) -> str | None:
+        """Why this protocol, with these parameters, cannot run ``stream_cls`` with these
+        metrics and learners (``None`` when it can); the config validator refuses it."""
         return None
 
     def fold_count(self) -> int | None:

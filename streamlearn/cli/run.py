@@ -217,7 +217,11 @@ def run(
         for table in tables.rich_tables(summary, width=console.width):
             console.print(table)
         n_seeds = len(summary.config.get("seeds", []))
-        console.print(f"mean ± SD over {n_seeds} seed(s) of each run's final value; "
+        folds = {r["fold"]["folds"] for r in summary.runs
+                 if isinstance(r.get("fold"), dict) and "folds" in r["fold"]}
+        over = (f"{max(folds)} fold(s) × {n_seeds} seed(s)" if folds
+                else f"{n_seeds} seed(s)")
+        console.print(f"mean ± SD over {over} of each run's final value; "
                       "µs/sample: predict + update time per sample (µs/update \"—\": "
                       "both in one compiled call).", style="dim", markup=False,
                       highlight=False)

@@ -75,11 +75,16 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
                        for a in _parse_algorithm(r, f"algorithms[{i}]", names))
     _labels_distinct("streams", [s.label for s in streams])
     _labels_distinct("algorithms", [a.label for a in algorithms])
-    _check_sizes(streams, algorithms, seeds)
+    _check_sizes(streams, algorithms, seeds, proto.fold_count())
 
     names["metrics"] = sorted(n for n, m in registry.METRICS.items() if m.task == proto.task)
-    names["default_metrics"] = list(proto.default_metrics)
-    metrics = CONFIG.value(d, "metrics", "", names, default=list(proto.default_metrics))
+    defaults = list(proto.default_metrics)
+    if "metrics" not in d:  # the defaults may depend on the kind of stream
+        defaults = list(proto.default_metrics_for([_lookup(components.get_stream, s.name,
+                                             f"streams (label {s.label!r}).name")
+                                     for s in streams]))
+    names["default_metrics"] = defaults
+    metrics = CONFIG.value(d, "metrics", "", names, default=defaults)
     for i, m in enumerate(metrics):
         missing = sorted(set(registry.METRICS[m].requires) - set(proto.provides))
         if missing:
@@ -225,16 +230,20 @@ def _labels_distinct(kind: str, labels: list[str]) -> None:
 
 
 def _check_sizes(streams: tuple[StreamConfig, ...], algorithms: tuple[AlgorithmConfig, ...],
-                 seeds: tuple[int, ...]) -> None:
+                 seeds: tuple[int, ...], folds: int | None = None) -> None:
     """Refuse an experiment with more runs than anyone means, or whose record file names
-    would be too long for a file system."""
-    n_runs = len(streams) * len(algorithms) * len(seeds)
+    would be too long for a file system (``folds``: the runs of a prequential validation
+    per stream, learner and seed)."""
+    n_runs = len(streams) * len(algorithms) * len(seeds) * (folds or 1)
     if n_runs > MAX_RUNS:
         raise fail("<top level>", f"{len(streams)} stream(s) × {len(algorithms)} "
-                   f"algorithm(s) × {len(seeds)} seed(s) = {n_runs:,} runs, more than "
+                   f"algorithm(s) × {len(seeds)} seed(s)"
+                   + (f" × {folds} fold(s)" if folds else "")
+                   + f" = {n_runs:,} runs, more than "
                    f"{MAX_RUNS:,}; split the experiment into several configs.")
+    fold_suffix = len(f"_fold{folds - 1}") if folds else 0
     longest = max(len(run_id(s.label, a.label, max(seeds)).encode())
-                  for s in streams for a in algorithms) + len(RUN_FILE_SUFFIX)
+                  for s in streams for a in algorithms) + len(RUN_FILE_SUFFIX) + fold_suffix
     if longest > MAX_NAME_BYTES:
         raise fail("algorithms", f"a stream label, an algorithm label and a seed give a "
                    f"record file name of {longest} bytes; file systems allow "
@@ -276,6 +285,14 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
             raise fail(f"{path}.params", f"algorithm {a.label!r} needs at least "
                        f"{_bytes(need)} of memory for its state with these parameters, "
                        f"more than this machine has ({_bytes(ram)}).")
+    # what the protocol cannot run on a stream (e.g. what belongs to a series only)
+    learners = [components.get_algorithm(a.name) for a in cfg.algorithms]
+    for i, (s, obj) in enumerate(zip(cfg.streams, stream_objects, strict=True)):
+        why = proto.stream_incompatibility(type(obj), cfg.metrics, learners)
+        if why is not None:
+            path = f"streams[{i}]" if s.sweep is None else f"streams (label {s.label!r})"
+            raise fail(f"{path}.name", f"protocol {cfg.protocol!r} cannot run stream "
+                       f"{s.name!r} here: {why}.")
     _check_reference_labels(cfg)
 
 
