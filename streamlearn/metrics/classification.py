@@ -211,7 +211,8 @@ class CountMetric(Metric):
 
     @classmethod
     def _values(cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int,
-                at: np.ndarray, window: int | None, alpha: float | None) -> np.ndarray:
+                at: np.ndarray, window: int | None, alpha: float | None,
+                context: MetricContext | None = None) -> np.ndarray:
         """The metric at ``at`` from counters of the kind ``window``/``alpha`` say."""
         return cls._from_counts(*class_counters(y_true, y_pred, n_classes, at,
                                                 window=window, alpha=alpha))
@@ -221,21 +222,21 @@ class CountMetric(Metric):
               context: MetricContext) -> np.ndarray:
         """Metric value after each of the first ``at[k]`` samples."""
         return cls._values(y_true, y_pred, _n_classes(y_true, y_pred, context), at,
-                           None, None)
+                           None, None, context)
 
     @classmethod
     def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
                        window: int, context: MetricContext) -> np.ndarray:
         """The metric over the last ``window`` samples before each ``at[k]``."""
         return cls._values(y_true, y_pred, _n_classes(y_true, y_pred, context), at,
-                           int(window), None)
+                           int(window), None, context)
 
     @classmethod
     def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
                      alpha: float, context: MetricContext) -> np.ndarray:
         """The metric over counters faded by ``alpha`` after each ``at[k]``."""
         return cls._values(y_true, y_pred, _n_classes(y_true, y_pred, context), at,
-                           None, float(alpha))
+                           None, float(alpha), context)
 
 
 def _n_classes(y_true: np.ndarray, y_pred: np.ndarray, context: MetricContext) -> int:
@@ -440,10 +441,28 @@ class _ReferenceKappa(CountMetric):
         return float(self._ratio(self._cases[None])[0])
 
     @classmethod
+    def reference_predictions(cls, y_true: np.ndarray, n_classes: int,
+                              context: MetricContext | None = None) -> np.ndarray:
+        """The reference's prediction of each sample of ``y_true``. When the scored samples
+        are a subset of a stream (a validation copy's test samples, the prequential part of
+        a run with held-out tests), the protocol gives the whole stream's labels
+        (``stream_labels``) and the positions of the scored ones (``scored_index``) in the
+        context: the reference then predicts from the stream's past, as the reference
+        learners do (no change: the stream's previous label, not the previous scored one)."""
+        extra = context.extra if context is not None else {}
+        labels, index = extra.get("stream_labels"), extra.get("scored_index")
+        if labels is None or index is None:
+            return cls._predict(y_true, cls._initial_state(n_classes))[0]
+        full, _ = cls._predict(np.asarray(labels, dtype=np.int64),
+                               cls._initial_state(n_classes))
+        return full[np.asarray(index, dtype=np.int64)]
+
+    @classmethod
     def _values(cls, y_true: np.ndarray, y_pred: np.ndarray, n_classes: int,
-                at: np.ndarray, window: int | None, alpha: float | None) -> np.ndarray:
+                at: np.ndarray, window: int | None, alpha: float | None,
+                context: MetricContext | None = None) -> np.ndarray:
         y_true = np.asarray(y_true, dtype=np.int64)
-        reference, _ = cls._predict(y_true, cls._initial_state(n_classes))
+        reference = cls.reference_predictions(y_true, n_classes, context)
         codes = (y_true == np.asarray(y_pred, dtype=np.int64)).astype(np.int64)
         codes += 2 * (reference == y_true)
         return cls._ratio(label_counts(codes, 4, at, window=window, alpha=alpha))

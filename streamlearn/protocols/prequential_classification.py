@@ -133,6 +133,13 @@ class PrequentialProtocol(Protocol):
                          curve_axis="samples seen", arrays=arrays, notes=notes)
 
 
+def _subset_extra(y: np.ndarray, scored: np.ndarray) -> dict[str, np.ndarray]:
+    """What a metric of a subset of the stream may read of the whole stream: its labels
+    and the positions of the scored samples (the kappa references predict from the
+    stream's past, :meth:`~streamlearn.metrics.classification.KappaM.reference_predictions`)."""
+    return {"stream_labels": y, "scored_index": np.flatnonzero(scored)}
+
+
 @register_protocol("prequential-classification")
 class PrequentialClassification(PrequentialProtocol):
     """Test-then-train classification over the whole stream; the metrics of the
@@ -261,7 +268,8 @@ class PrequentialClassification(PrequentialProtocol):
                             on_chunk=progress, n_classes=data.n_classes)
         tested = schedule.tested
         y_true = data.y[tested]
-        context = MetricContext(n_classes=data.n_classes, X=data.X[tested])
+        context = MetricContext(n_classes=data.n_classes, X=data.X[tested],
+                                extra=_subset_extra(data.y, tested))
         metrics, curves, blocks = score_subset(ctx, tested, y_true, out.y_pred, at, context)
         arrays = {"y_pred": out.y_pred, "y_true": y_true}
         if not tested.all():
@@ -279,7 +287,8 @@ class PrequentialClassification(PrequentialProtocol):
                                       on_chunk=progress, n_classes=data.n_classes)
         learnt = ~spec.held_out(n)
         y_true = data.y[learnt]
-        context = MetricContext(n_classes=data.n_classes, X=data.X[learnt])
+        context = MetricContext(n_classes=data.n_classes, X=data.X[learnt],
+                                extra=_subset_extra(data.y, learnt))
         metrics, curves, blocks = score_subset(ctx, learnt, y_true, out.y_pred, at, context)
         block = holdout_block(spec, ctx.metrics, data.X, data.y, tests, data.n_classes)
         arrays = {"y_pred": out.y_pred, "y_true": y_true, "index": np.flatnonzero(learnt),

@@ -142,3 +142,37 @@ def test_windowed_block_of_a_copy_is_over_its_own_tested_samples(monkeypatch):
         mine = hits[tested < t]
         assert v == pytest.approx(mine[-20:].mean())
     assert block["metrics"]["t_acc"] == pytest.approx(hits[-20:].mean())
+
+
+
+@pytest.mark.parametrize("method", ["cross", "split"])
+def test_kappa_references_predict_from_the_stream_not_from_the_fold(method):
+    """A fold is scored on a subset of the stream, but kappa_t compares with the no-change
+    classifier of the whole stream (the stream's previous label). In cross-validation the
+    no-change copy of fold f learns sample t - 1 before it predicts t (t - 1 is another
+    fold's), so it IS that reference: kappa_t = 0 exactly in every fold; scored against the
+    fold's own previous label (the bug this guards against) it is not."""
+    from streamlearn.algorithms.reference import NoChange
+    from streamlearn.base import MetricContext
+    from streamlearn.metrics.classification import KappaT
+
+    data = drifting_data(300)
+    k = 3
+    proto = PrequentialClassification(validation={"method": method, "folds": k})
+    for f in range(k):
+        ctx = RunContext(metrics=("oca", "kappa_t"), checkpoints=10, chunk_size=64,
+                         fold=f, seed=0)
+        result = proto.run(NoChange(), data, ctx)
+        tested = (np.flatnonzero(np.arange(data.y.size) % k == f) if method == "cross"
+                  else np.arange(data.y.size))
+        reference = np.concatenate([[0], data.y[:-1]])[tested]  # the stream's no change
+        y_true, y_pred = data.y[tested], result.arrays["y_pred"]
+        code = (y_pred == y_true).astype(int) + 2 * (reference == y_true)
+        a, b, none = (code == 1).sum(), (code == 2).sum(), (code == 0).sum()
+        expected = (a - b) / (a + none) if a + none else 0.0
+        assert result.metrics["kappa_t"] == pytest.approx(expected, abs=1e-15)
+        if method == "cross":
+            assert result.metrics["kappa_t"] == 0.0
+            own = KappaT.curve(y_true, y_pred, np.array([y_true.size]),
+                               MetricContext(n_classes=3))[0]
+            assert own != 0.0
