@@ -118,6 +118,9 @@ bench: install
 	$(BIN)/python benchmarks/bench_forks.py
 	$(BIN)/python benchmarks/bench_ridge_bls.py
 	$(BIN)/python benchmarks/bench_fast_ons.py
+	$(BIN)/python benchmarks/bench_metric_kinds.py
+	$(BIN)/python benchmarks/bench_methods.py
+	$(BIN)/python benchmarks/bench_report.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec

@@ -379,8 +379,10 @@ def test_a_run_with_window_and_fading_is_reported(tmp_path, monkeypatch):
     row = summary.table.set_index("metric").loc["hit_rate.windowed"]
     vals = np.array([r["windowed"]["metrics"]["hit_rate"] for r in recs]) * 100
     assert row["mean"] == pytest.approx(vals.mean(), rel=1e-12) and row["n"] == 2
-    assert tables.wide_rows(summary, "SEA")[0][3:5] == ["Hit rate (%) w=50",
-                                                       "Hit rate (%) α=0.99"]
+    # OCA has windowed and faded forms too (metrics/classification.py): its columns come
+    # first, in the order of the config's metrics
+    assert tables.wide_rows(summary, "SEA")[0][3:7] == [
+        "OCA (%) w=50", "Hit rate (%) w=50", "OCA (%) α=0.99", "Hit rate (%) α=0.99"]
     csv = pd.read_csv(out / "curves.csv")
     for r in recs:
         got = csv[(csv["seed"] == r["seed"]) & (csv["metric"] == "hit_rate")
