@@ -50,7 +50,8 @@ quickstart-moa: install-moa
 .PHONY: test-dask
 test-dask: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
-	$(BIN)/python -m pytest -q tests/evaluation/test_dask_backend.py
+	$(BIN)/python -m pytest -q tests/evaluation/test_dask_backend.py \
+	  tests/evaluation/test_method_runs.py::test_dask_backend_gives_the_fold_records_of_jobs_1
 
 # The example of README "Your own learner": runs from its own directory, no package change.
 example-my-learner: install
