@@ -114,6 +114,21 @@ def _close_matches(word: str, choices: list[str]) -> str:
 # --------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class AnyOf:
+    """The value must satisfy at least one of several constraints."""
+
+    constraints: tuple[Any, ...]
+
+    def check(self, value: Any) -> str | None:
+        if any(c.check(value) is None for c in self.constraints):
+            return None
+        return "must be " + self.describe()
+
+    def describe(self) -> str:
+        return " or ".join(c.describe() for c in self.constraints)
+
+
 class Base:
     """Parameters from the ``__init__`` signature; ``clone``; validation; a readable repr."""
 

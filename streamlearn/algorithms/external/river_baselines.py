@@ -16,14 +16,13 @@ River itself is imported lazily in ``reset`` so that ``streamlearn list`` stays 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from streamlearn.base import Classifier
 from streamlearn.errors import UserError
-from streamlearn.params import Interval, OfType, Options
+from streamlearn.params import AnyOf, Interval, OfType, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = [
@@ -38,21 +37,6 @@ __all__ = [
 _LEAF_PREDICTION = Options(("mc", "nb", "nba"))
 _SPLIT_CRITERION = Options(("info_gain", "gini", "hellinger"))
 _SEED = Interval(None, None, integer=True, allow_none=True)
-
-
-@dataclass(frozen=True)
-class _AnyOf:
-    """Value must satisfy at least one of several constraints (local helper)."""
-
-    constraints: tuple[Any, ...]
-
-    def check(self, value: Any) -> str | None:
-        if any(c.check(value) is None for c in self.constraints):
-            return None
-        return "must be " + self.describe()
-
-    def describe(self) -> str:
-        return " or ".join(c.describe() for c in self.constraints)
 
 
 class RiverClassifier(Classifier):
@@ -216,7 +200,7 @@ class ARF(RiverClassifier):
 
     _constraints: ClassVar[dict[str, Any]] = {
         "n_models": Interval(1, None, integer=True),
-        "max_features": _AnyOf(
+        "max_features": AnyOf(
             (
                 Options(("sqrt", "log2", None)),
                 Interval(1, None, integer=True),

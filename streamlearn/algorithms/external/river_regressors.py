@@ -23,9 +23,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.external.river_baselines import _AnyOf
 from streamlearn.base import Regressor
-from streamlearn.params import Interval, OfType, Options
+from streamlearn.params import AnyOf, Interval, OfType, Options
 from streamlearn.registry import register_algorithm
 
 __all__ = ["ARFRegressor", "HoeffdingTreeRegressor", "LinearRegression", "RiverRegressor"]
@@ -249,7 +248,7 @@ class ARFRegressor(RiverRegressor):
     _constraints: ClassVar[dict[str, Any]] = {
         **_TREE_CONSTRAINTS,
         "n_models": Interval(1, None, integer=True),
-        "max_features": _AnyOf((Options(("sqrt", "log2", None)),
+        "max_features": AnyOf((Options(("sqrt", "log2", None)),
                                 Interval(1, None, integer=True),
                                 Interval(0.0, 1.0, closed="right"))),
         "aggregation_method": Options(("median", "mean")),
