@@ -13,7 +13,8 @@ Without them the names are still listed; a config that uses them fails at valida
 the reason, and an entry marked ``optional: true`` is left out with a note.
 
 Parameters keep MOA's names and defaults (as CapyMOA spells them); ``seed`` is MOA's
-random seed (the runner derives one per run).
+random seed (the runner derives one per run). ``MOALearner`` holds the CapyMOA plumbing
+that MOA's regressors (moa_regressors.py) share with these classifiers.
 """
 
 from __future__ import annotations
