@@ -40,7 +40,7 @@ test-moa:
 	  echo "test-moa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
 	  exit 0; fi; \
 	$(MAKE) --no-print-directory install-moa && \
-	$(MOA_VENV)/bin/python -m pytest -q tests/algorithms/external/test_moa_baselines.py tests/checks/test_conformance.py -k moa
+	$(MOA_VENV)/bin/python -m pytest -q tests/algorithms/external/test_moa_baselines.py tests/algorithms/external/test_moa_regressors.py tests/checks/test_conformance.py -k moa
 
 quickstart-moa: install-moa
 	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa

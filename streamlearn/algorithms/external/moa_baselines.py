@@ -13,7 +13,8 @@ Without them the names are still listed; a config that uses them fails at valida
 the reason, and an entry marked ``optional: true`` is left out with a note.
 
 Parameters keep MOA's names and defaults (as CapyMOA spells them); ``seed`` is MOA's
-random seed (the runner derives one per run).
+random seed (the runner derives one per run). ``MOALearner`` holds the CapyMOA plumbing
+that MOA's regressors (moa_regressors.py) share with these classifiers.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Classifier
+from streamlearn.base import Classifier, Learner
 from streamlearn.errors import UserError
 from streamlearn.params import Interval, Options
 from streamlearn.registry import register_algorithm
 
-__all__ = ["MOAClassifier", "moa_unavailable_reason"]
+__all__ = ["MOAClassifier", "MOALearner", "moa_unavailable_reason"]
 
 _LEAF = Options(("MajorityClass", "NaiveBayes", "NaiveBayesAdaptive"))
 _SPLIT = Options(("InfoGainSplitCriterion", "GiniSplitCriterion"))
@@ -65,14 +66,20 @@ def moa_unavailable_reason() -> str | None:
     return None
 
 
-class MOAClassifier(Classifier):
-    """Shared adapter: builds the CapyMOA learner ``capymoa_class`` for the stream's schema.
+class MOALearner(Learner):
+    """The CapyMOA plumbing every MOA adapter shares: availability, the schema of
+    ``n_features`` numeric features ``x0..x{d-1}`` and a target, the CapyMOA learner
+    ``capymoa_class`` (of the module ``capymoa_module``) built from the parameters, and
+    pickling.
 
     Subclasses set ``capymoa_class`` and list their parameters in ``__init__``; all of
-    them except ``seed`` are passed to CapyMOA under the same name.
+    them except ``seed`` are passed to CapyMOA under the same name (``_capymoa_params``).
     """
 
+    capymoa_module: ClassVar[str] = "capymoa.classifier"
     capymoa_class: ClassVar[str] = ""
+    n_features_: int
+    n_classes_: int | None
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -83,53 +90,33 @@ class MOAClassifier(Classifier):
         if reason is not None:
             raise UserError(f"{type(self).__name__} needs MOA: {reason}.")
 
-    def reset(self, n_features: int, n_classes: int | None) -> None:
-        """A fresh MOA learner for ``n_features`` numeric features and ``n_classes``."""
-        self._check_available()
-        if n_classes is None or n_classes < 2:
-            raise UserError(f"{type(self).__name__} is a classifier and needs n_classes >= "
-                            f"2; got {n_classes!r}.")
-        import capymoa.classifier
+    def _capymoa_params(self) -> dict[str, Any]:
+        """The keyword arguments of the CapyMOA class (all parameters but ``seed``)."""
+        params = self.get_params()
+        params.pop("seed")
+        return params
+
+    def _build(self, n_features: int, classes: list[str] | None) -> None:
+        """Set ``schema_`` and a fresh CapyMOA learner ``model_``: the target is nominal
+        with the values ``classes``, or numeric (regression) when ``classes`` is None."""
+        import importlib
+
         from capymoa.stream import Schema
 
         self.n_features_ = int(n_features)
-        self.n_classes_ = int(n_classes)
-        self.schema_ = Schema.from_custom(
-            features=[*(f"x{i}" for i in range(self.n_features_)), "class"],
-            target="class", categories={"class": [str(k) for k in range(self.n_classes_)]},
-            name="streamlearn")
-        params = self.get_params()
-        seed = params.pop("seed")
-        cls = getattr(capymoa.classifier, self.capymoa_class)
+        features = [f"x{i}" for i in range(self.n_features_)]
+        if classes is None:
+            self.schema_ = Schema.from_custom(features=[*features, "y"], target="y",
+                                              name="streamlearn")
+        else:
+            self.schema_ = Schema.from_custom(features=[*features, "class"], target="class",
+                                              categories={"class": classes},
+                                              name="streamlearn")
+        cls = getattr(importlib.import_module(self.capymoa_module), self.capymoa_class)
+        seed = int(self.get_params()["seed"])
         # MOA's seed is a Java int; the runner's derived seeds are 32-bit unsigned
-        self.model_ = cls(schema=self.schema_, random_seed=int(seed) % 2**31, **params)
-
-    def _instance(self, x: np.ndarray, y: int) -> Any:
-        from capymoa.core import LabeledInstance
-
-        return LabeledInstance.from_array(self.schema_, x, y)
-
-    def predict_one(self, x: np.ndarray) -> int:
-        """MOA's class index; class 0 while MOA has nothing to predict."""
-        from capymoa.core import Instance
-
-        pred = self.model_.predict(Instance.from_array(self.schema_, x))
-        return 0 if pred is None else int(pred)
-
-    def learn_one(self, x: np.ndarray, y: Any) -> None:
-        self.model_.train(self._instance(x, int(y)))
-
-    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The test-then-train loop with one CapyMOA instance per sample (built once for
-        both calls); the same predictions as ``predict_one``/``learn_one``."""
-        out = np.empty(X.shape[0], dtype=np.int64)
-        model = self.model_
-        for i in range(X.shape[0]):
-            inst = self._instance(X[i], int(y[i]))
-            pred = model.predict(inst)
-            out[i] = 0 if pred is None else int(pred)
-            model.train(inst)
-        return out
+        self.model_ = cls(schema=self.schema_, random_seed=seed % 2**31,
+                          **self._capymoa_params())
 
     # MOA's objects live in the JVM; pickling goes through Java serialisation, done by
     # MOA's own SerializeUtils (its class loader is the one that finds MOA's classes).
@@ -173,6 +160,47 @@ class MOAClassifier(Classifier):
         """0: not measured. MOA measures its models with the SizeOf Java agent, which
         CapyMOA does not load (MOA would print a warning instead of a size)."""
         return 0
+
+
+class MOAClassifier(MOALearner, Classifier):
+    """Adapter of MOA's classifiers: class values ``"0".."C-1"``, MOA's class index as
+    the prediction (class 0 while MOA has nothing to predict)."""
+
+    def reset(self, n_features: int, n_classes: int | None) -> None:
+        """A fresh MOA learner for ``n_features`` numeric features and ``n_classes``."""
+        self._check_available()
+        if n_classes is None or n_classes < 2:
+            raise UserError(f"{type(self).__name__} is a classifier and needs n_classes >= "
+                            f"2; got {n_classes!r}.")
+        self.n_classes_ = int(n_classes)
+        self._build(n_features, [str(k) for k in range(self.n_classes_)])
+
+    def _instance(self, x: np.ndarray, y: int) -> Any:
+        from capymoa.core import LabeledInstance
+
+        return LabeledInstance.from_array(self.schema_, x, y)
+
+    def predict_one(self, x: np.ndarray) -> int:
+        """MOA's class index; class 0 while MOA has nothing to predict."""
+        from capymoa.core import Instance
+
+        pred = self.model_.predict(Instance.from_array(self.schema_, x))
+        return 0 if pred is None else int(pred)
+
+    def learn_one(self, x: np.ndarray, y: Any) -> None:
+        self.model_.train(self._instance(x, int(y)))
+
+    def predict_learn_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The test-then-train loop with one CapyMOA instance per sample (built once for
+        both calls); the same predictions as ``predict_one``/``learn_one``."""
+        out = np.empty(X.shape[0], dtype=np.int64)
+        model = self.model_
+        for i in range(X.shape[0]):
+            inst = self._instance(X[i], int(y[i]))
+            pred = model.predict(inst)
+            out[i] = 0 if pred is None else int(pred)
+            model.train(inst)
+        return out
 
 
 @register_algorithm("moa_hoeffding_tree")
