@@ -120,6 +120,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_ridge_bls.py
 	$(BIN)/python benchmarks/bench_fast_ons.py
 	$(BIN)/python benchmarks/bench_metric_kinds.py
+	$(BIN)/python benchmarks/bench_kinds_run.py
 	$(BIN)/python benchmarks/bench_methods.py
 	$(BIN)/python benchmarks/bench_report.py
 
