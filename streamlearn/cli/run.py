@@ -109,6 +109,31 @@ class RichProgress:
 # Commands
 # --------------------------------------------------------------------------------------
 
+AddLearnerOption = Annotated[list[str] | None, typer.Option(
+    "--add-learner", help="Add a learner to the config's algorithms without editing it: a "
+    "registered name, module:Class or river:family.Estimator (repeatable). Runs already "
+    "complete for the others are reused, so only the added learner's runs are computed.",
+    show_default=False)]
+ParamOption = Annotated[list[str] | None, typer.Option(
+    "--param", help="KEY=VALUE parameter of the one --add-learner learner (repeatable; "
+    "VALUE read as YAML: 0.5, true, [1, 2]).", show_default=False)]
+LabelOption = Annotated[list[str] | None, typer.Option(
+    "--label", help="Label of the --add-learner learner in tables and plots (default: its "
+    "class or registered name).", show_default=False)]
+
+
+def _load(config: Path, add_learner: list[str] | None, param: list[str] | None,
+          label: list[str] | None):
+    from streamlearn.config import load_config
+    from streamlearn.config.loading import added_learner_entries
+    from streamlearn.errors import ConfigError
+
+    if (param or label) and not add_learner:
+        raise ConfigError("--param and --label go with --add-learner.")
+    extra = added_learner_entries(add_learner or [], param or [], label or [])
+    return load_config(config, add_learners=extra)
+
+
 
 def _output_dir(cfg, out: Path | None, smoke: bool) -> Path:
     """Absolute (against the working directory at the start), so records land there even
@@ -174,18 +199,20 @@ def run(
     retries: Annotated[int, typer.Option(
         "--retries", min=0, help="With --backend dask: resubmissions of a run whose worker "
         "died before it is recorded as failed.")] = 2,
+    add_learner: AddLearnerOption = None,
+    param: ParamOption = None,
+    label: LabelOption = None,
 ) -> None:
     """Run an experiment: every (stream, algorithm, seed), test-then-train.
 
     Runs whose record is already complete are skipped, so an interrupted run resumes
     where it stopped. Tables and plots are written to the output directory.
     """
-    from streamlearn.config import load_config
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
     from streamlearn.reporting.report import build_report, problem_lines, warning_lines
 
-    cfg = load_config(config)
+    cfg = _load(config, add_learner, param, label)
     for note in cfg.notes:
         err_console.print(note, markup=False, highlight=False, soft_wrap=True)
     if smoke:
@@ -245,9 +272,11 @@ def validate(
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).")],
     data_dir: DataDirOption = None,
     smoke: Annotated[bool, typer.Option("--smoke", help="Validate the smoke version.")] = False,
+    add_learner: AddLearnerOption = None,
+    param: ParamOption = None,
+    label: LabelOption = None,
 ) -> None:
     """Check a config (names, types, ranges, data files) without running anything."""
-    from streamlearn.config import load_config
     from streamlearn.evaluation.output_dir import check_writable
     from streamlearn.evaluation.runner import (
         check_stream_lengths,
@@ -255,7 +284,7 @@ def validate(
         plan_runs,
     )
 
-    cfg = load_config(config)
+    cfg = _load(config, add_learner, param, label)
     for note in cfg.notes:
         err_console.print(note, markup=False, highlight=False, soft_wrap=True)
     if smoke:
