@@ -15,7 +15,7 @@ def compare(
     directories: Annotated[list[Path], typer.Argument(
         help="Output directories of `streamlearn run` with the same learners and protocol "
              "(several are merged: e.g. one per group of streams). The files are written "
-             "into the first.", show_default=False)],
+             "into the first.", show_default=False, metavar="DIR")],
     metric: Annotated[str | None, typer.Option(
         "--metric", help="The metric to rank by (default: the config's first); "
                          "us_per_sample ranks by time.", show_default=False)] = None,
@@ -31,8 +31,10 @@ def compare(
     time: Annotated[bool, typer.Option(
         "--time/--no-time", help="Also rank by time (µs/sample, lower is better).")] = True,
 ) -> None:
-    """Does a learner beat the others? Rank the learners on every stream, test (Friedman,
-    Iman–Davenport, then the post-hoc test) and draw critical-difference diagrams.
+    """Rank learners over the streams of output directories, test the differences and
+    draw critical-difference diagrams: does a learner beat the others, and how fast?
+
+    Tests: Friedman's with the Iman–Davenport correction, then the post-hoc --test.
 
     Per-stream means come from the run records (mean over seeds and folds); ranks take
     the metric's direction (an error such as oce ranks lower-is-better). Writes

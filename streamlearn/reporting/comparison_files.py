@@ -135,7 +135,7 @@ def mean_rows(c: Comparison) -> tuple[list[str], list[list[str]]]:
 def runs_line(c: Comparison) -> str:
     n = sorted({int(x) for x in c.table.n_runs.ravel()})
     runs = "/".join(map(str, n))
-    return (f"Per-stream mean over {runs} run(s) (seeds, and folds) of each learner, from "
+    return (f"Per-stream mean of each learner over its {runs} run(s) on the stream, from "
             "the run records; its rank on the stream in parentheses (1 = best, ties "
             "averaged).")
 
@@ -277,6 +277,8 @@ def rich_renderables(result: Result) -> list[Any]:
     for c in result.comparisons:
         t = c.table
         best = c.order[0]
+        if out:
+            out.append(Text(""))
         out.append(Text(f"{t.label} ({direction(c)}): average rank over "
                         f"{len(t.streams)} streams", style="bold"))
         table = Table()
