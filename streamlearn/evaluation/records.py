@@ -149,6 +149,7 @@ def machine_info() -> dict[str, Any]:
                  "kernel": lib.get("architecture"), "threads": lib.get("num_threads")}
         if entry not in blas:  # NumPy's and SciPy's may be one library
             blas.append(entry)
+    blas.sort(key=lambda e: (str(e["library"]), str(e["version"])))  # not load order
     try:
         usable: int | None = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on macOS or Windows

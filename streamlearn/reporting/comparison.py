@@ -485,7 +485,7 @@ def describe_machine(info: dict[str, Any]) -> str:
             f"{b.get('threads')} thread{'s' if b.get('threads') != 1 else ''})"
             for b in info.get("blas") or []]
     if blas:
-        text += "; BLAS: " + ", ".join(dict.fromkeys(blas))
+        text += "; BLAS: " + ", ".join(sorted(set(blas)))
     return text
 
 

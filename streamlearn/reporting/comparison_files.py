@@ -237,7 +237,7 @@ def to_json(result: Result, files: list[str]) -> str:
                 "machine": machine_lines(result) if c.table.metric.startswith("us_") else []}
 
     data = {"version": JSON_VERSION, "sources_line": sources_line(result.sources),
-            "sources": [{"dir": str(s.out_dir.resolve()), "fingerprint": fingerprint(s.runs)}
+            "sources": [{"dir": str(s.out_dir), "fingerprint": fingerprint(s.runs)}
                         for s in result.sources],
             "comparisons": [comp(c) for c in result.comparisons], "files": files}
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
@@ -331,9 +331,7 @@ def read_saved(out_dir: Path) -> dict[str, Any] | None:
     return data
 
 
-def is_stale(saved: dict[str, Any], out_dir: Path, runs: list[dict[str, Any]]) -> bool:
-    """Whether the records of ``out_dir`` changed since the comparison was made."""
-    here = str(Path(out_dir).resolve())
-    mine = [s for s in saved.get("sources", []) if s.get("dir") == here]
-    entry = mine[0] if mine else (saved.get("sources") or [{}])[0]
-    return bool(entry.get("fingerprint") != fingerprint(runs))
+def is_stale(saved: dict[str, Any], runs: list[dict[str, Any]]) -> bool:
+    """Whether the records of the directory ``comparison.json`` is in (the comparison's
+    first source: its files are written there) changed since the comparison was made."""
+    return bool(saved["sources"][0].get("fingerprint") != fingerprint(runs))

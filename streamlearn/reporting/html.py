@@ -97,7 +97,7 @@ def _comparison_section(summary: Summary) -> list[str]:
 def _comparisons(out_dir: Path, saved: dict[str, Any], runs: list[dict[str, Any]],
                  ) -> list[str]:
     parts = [f"<p>{_e(saved['sources_line'])}</p>"]
-    if comparison_files.is_stale(saved, out_dir, runs):
+    if comparison_files.is_stale(saved, runs):
         parts.append('<p class="failed">The run records changed since `streamlearn '
                      'compare` made this comparison: run it again.</p>')
     for c in saved["comparisons"]:
