@@ -152,7 +152,9 @@ def time_bars(summary: Summary, out_dir: Path) -> list[Path]:
     streams = list(dict.fromkeys(t["stream"]))
     algos = list(dict.fromkeys(t["algorithm"]))
     width = 0.8 / max(len(algos), 1)
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.2 * len(streams) * max(1, len(algos) / 3)), 4.0))
+    # wide enough for the bars, but not so wide that a page scales its text away
+    fig_width = min(16.0, max(6.4, 1.2 * len(streams) * max(1, len(algos) / 3)))
+    fig, ax = plt.subplots(figsize=(fig_width, 4.0))
     x = np.arange(len(streams))
     for i, algo in enumerate(algos):
         sub = t[t["algorithm"] == algo].set_index("stream").reindex(streams)
