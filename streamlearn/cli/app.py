@@ -14,6 +14,7 @@ import typer
 
 from streamlearn.cli._common import err_console
 from streamlearn.cli.check import check
+from streamlearn.cli.compare import compare
 from streamlearn.cli.data import data_app
 from streamlearn.cli.listing import list_
 from streamlearn.cli.report import report
@@ -56,6 +57,7 @@ app.command()(run)
 app.command()(validate)
 app.command("list")(list_)
 app.command()(report)
+app.command()(compare)
 app.command()(check)
 app.command()(schema)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")

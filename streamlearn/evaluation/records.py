@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import platform
 import subprocess
 from pathlib import Path
@@ -117,3 +118,41 @@ def package_versions() -> dict[str, str]:
     except metadata.PackageNotFoundError:
         pass
     return versions
+
+
+@functools.cache
+def _cpu_model() -> str:
+    """The CPU's model name (Linux: /proc/cpuinfo; elsewhere what ``platform`` says)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Processor", "cpu model") and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine_info() -> dict[str, Any]:
+    """The machine a run's times were measured on, for the record: CPU model, logical
+    cores (and those this process may use), OS, and each BLAS library loaded with its
+    kernel (OpenBLAS's ``architecture``) and its thread count at the moment of the call
+    (inside a run: 1, see ``runs._single_thread_blas``)."""
+    from threadpoolctl import threadpool_info
+
+    blas = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        entry = {"library": lib.get("internal_api"), "version": lib.get("version"),
+                 "kernel": lib.get("architecture"), "threads": lib.get("num_threads")}
+        if entry not in blas:  # NumPy's and SciPy's may be one library
+            blas.append(entry)
+    blas.sort(key=lambda e: (str(e["library"]), str(e["version"])))  # not load order
+    try:
+        usable: int | None = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        usable = None
+    return {"cpu": _cpu_model(), "logical_cores": os.cpu_count(), "usable_cores": usable,
+            "system": f"{platform.system()} {platform.machine()}", "blas": blas}

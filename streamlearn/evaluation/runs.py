@@ -252,6 +252,8 @@ def compute_run(
     with _single_thread_blas():
         protocol = spec.make_protocol()
         prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
+        # where the times were measured, with the BLAS threads the run has (one)
+        record["machine"] = records.machine_info()
     record["stream_info"] = prepared.info
     cls = components.get_algorithm(spec.algorithm.name)
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()

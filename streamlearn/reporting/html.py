@@ -5,6 +5,9 @@ paper's value and Δ, as in ``summary.md``; a section of its own for each window
 held-out evaluation the runs made, with its table and curves), the plots inlined as PNG
 data URIs, the failed runs with their errors, records that could not be used, the resolved
 config and the versions the runs recorded. No script, no external style sheet, font or image.
+When ``streamlearn compare`` has written ``comparison.json`` into the directory, the page
+has a "Comparison" section rendered from it (ranks, tests, critical-difference diagrams),
+with a warning when the records changed since.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import yaml
 
 from streamlearn.evaluation.records import atomic_write_bytes
+from streamlearn.reporting import comparison_files
 from streamlearn.reporting.kinds import kind_description, kind_title
 from streamlearn.reporting.plots import curve_kind
 from streamlearn.reporting.summary import Summary
@@ -68,10 +72,44 @@ def _table(header: list[str], rows: list[list[str]], cls: str = "") -> str:
     return "".join(out)
 
 
-def _image(path: Path) -> str:
+def _image(path: Path, caption: str | None = None) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{_e(path.stem)}">'
-            f"<figcaption>{_e(path.name)}</figcaption></figure>")
+            f"<figcaption>{_e(caption or path.name)}</figcaption></figure>")
+
+
+def _comparison_section(summary: Summary) -> list[str]:
+    """The "Comparison" section, from ``comparison.json`` (empty when there is none)."""
+    if summary.out_dir is None:
+        return []
+    saved = comparison_files.read_saved(summary.out_dir)
+    if saved is None:
+        return []
+    parts = ['<h2 id="comparison">Comparison</h2>']
+    try:
+        parts += _comparisons(summary.out_dir, saved, summary.runs)
+    except (KeyError, TypeError, IndexError, AttributeError):  # edited or damaged
+        parts.append("<p>comparison.json cannot be read: run `streamlearn compare` again."
+                     "</p>")
+    return parts
+
+
+def _comparisons(out_dir: Path, saved: dict[str, Any], runs: list[dict[str, Any]],
+                 ) -> list[str]:
+    parts = [f"<p>{_e(saved['sources_line'])}</p>"]
+    if comparison_files.is_stale(saved, runs):
+        parts.append('<p class="failed">The run records changed since `streamlearn '
+                     'compare` made this comparison: run it again.</p>')
+    for c in saved["comparisons"]:
+        parts += [f"<h3>{_e(c['label'])} ({_e(c['direction'])})</h3>", f"<p>{_e(c['runs'])}</p>",
+                  _table(c["means"]["header"], c["means"]["rows"], "comparison-means"),
+                  f"<p>{_e(c['friedman'])}</p>", f"<p>{_e(c['posthoc'])}</p>",
+                  _table(c["pairs"]["header"], c["pairs"]["rows"], "comparison-pairs")]
+        png = out_dir / Path(c["diagram"]["png"]).name
+        parts.append(_image(png, f"{c['diagram']['caption']} ({c['diagram']['svg']})")
+                     if png.is_file() else f"<p>{_e(png.name)} is missing.</p>")
+        parts += [f"<p>{_e(line)}</p>" for line in [*c["machine"], *c["notes"]]]
+    return parts
 
 
 def _versions(summary: Summary) -> str:
@@ -138,11 +176,13 @@ def render_html(summary: Summary, images: list[Path]) -> str:
 
     parts.append("<h2>Plots</h2>")
     pngs = [p for p in images if p.suffix.lower() == ".png" and p.is_file()]
-    parts += ([_image(p) for p in pngs if curve_kind(p) in (None, "cumulative")]
+    parts += ([_image(p) for p in pngs if curve_kind(p) in (None, "cumulative")
+               and not p.name.startswith("cd_")]
               or ["<p>No plots (see outputs.plots).</p>"])
     for kind, params in summary.kinds.items():
         parts += _kind_section(summary, kind, params,
                                [p for p in pngs if curve_kind(p) == kind])
+    parts += _comparison_section(summary)
 
     parts.append("<h2>Failed runs</h2>")
     if summary.failed:

@@ -52,6 +52,21 @@ def _plain_text(func: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
+def _plain_log_ticks(axis: Any) -> None:
+    """Tick labels of a log axis as plain numbers (0.1, 1, 10, 100). Matplotlib writes
+    them as mathtext (``$\\mathdefault{10^{2}}$``), which :func:`_plain_text` turns off, so
+    they would print as that source text."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _legend_outside(ax: Any) -> None:
+    """The legend to the right of the axes, where it cannot cover a line or a bar."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
 def _save(fig, path: Path) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
@@ -114,7 +129,7 @@ def learning_curves(summary: Summary, out_dir: Path, metric: str,
         ax.set_ylabel(m.axis_label() + suffix)
         ax.set_title(f"{s['label']}: {m.label}{suffix} (mean ± SD over {over})")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        _legend_outside(ax)
         path = out_dir / f"{CURVE_PREFIX[kind]}{slug(metric)}_{slug(s['label'])}.png"
         _save(fig, path)
         plt.close(fig)
@@ -137,7 +152,9 @@ def time_bars(summary: Summary, out_dir: Path) -> list[Path]:
     streams = list(dict.fromkeys(t["stream"]))
     algos = list(dict.fromkeys(t["algorithm"]))
     width = 0.8 / max(len(algos), 1)
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.2 * len(streams) * max(1, len(algos) / 3)), 4.0))
+    # wide enough for the bars, but not so wide that a page scales its text away
+    fig_width = min(16.0, max(6.4, 1.2 * len(streams) * max(1, len(algos) / 3)))
+    fig, ax = plt.subplots(figsize=(fig_width, 4.0))
     x = np.arange(len(streams))
     for i, algo in enumerate(algos):
         sub = t[t["algorithm"] == algo].set_index("stream").reindex(streams)
@@ -146,9 +163,10 @@ def time_bars(summary: Summary, out_dir: Path) -> list[Path]:
     ax.set_xticks(x, streams)
     ax.set_ylabel("µs per update" if update_only else "µs per sample (predict + update)")
     ax.set_yscale("log")
+    _plain_log_ticks(ax.yaxis)
     ax.set_title(("Update" if update_only else "Per-sample") + " time, mean ± SD over seeds")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     path = out_dir / "time_per_sample.png"
     _save(fig, path)
     plt.close(fig)
@@ -346,8 +364,10 @@ def sweep_plots(summary: Summary, out_dir: Path) -> list[SweepFigure]:
                         label=line.label)
         if f.scale == "log":
             ax.set_xscale("log")
+            _plain_log_ticks(ax.xaxis)
         elif f.scale == "symlog":
             ax.set_xscale("symlog", linthresh=min(v for v in f.x if v > 0))
+            _plain_log_ticks(ax.xaxis)
         if f.scale == "categorical":
             ax.set_xticks(xs, [_value_text(v) for v in f.x])
         elif len(f.x) <= 12:
@@ -361,10 +381,7 @@ def sweep_plots(summary: Summary, out_dir: Path) -> list[SweepFigure]:
             ax.text(0.01, 0.01, f"runs used {', '.join(f.overridden)}, not the swept values",
                     transform=ax.transAxes, fontsize=7, color="firebrick", va="bottom")
         ax.grid(alpha=0.3)
-        if len(f.lines) > 4:  # beside the axes, so it hides no point
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        else:
-            ax.legend(fontsize=8)
+        _legend_outside(ax)  # beside the axes, so it hides no point
         f.path = out_dir / f.path.name  # type: ignore[union-attr]
         _save(fig, f.path)
         plt.close(fig)

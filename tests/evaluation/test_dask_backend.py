@@ -24,7 +24,7 @@ distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'streamlearn[dask]')")
 
 # Fields that legitimately differ between two executions of the same run.
-VOLATILE = {"timing", "memory", "git_commit", "versions"}
+VOLATILE = {"timing", "memory", "git_commit", "versions", "machine"}
 
 
 class DiesInWorker:

@@ -17,7 +17,7 @@ from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from tests.cli_helpers import run_cli
 
-VOLATILE = {"timing", "memory", "git_commit", "versions"}
+VOLATILE = {"timing", "memory", "git_commit", "versions", "machine"}
 LEARNER = "tests.protocols.method_helpers:NearestMean"
 
 

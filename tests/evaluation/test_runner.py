@@ -34,7 +34,7 @@ CFG = {
 }
 
 # Fields that legitimately differ between two executions of the same run.
-VOLATILE = {"timing", "memory", "git_commit", "versions"}
+VOLATILE = {"timing", "memory", "git_commit", "versions", "machine"}
 
 
 def _stable(record: dict) -> dict:
