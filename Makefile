@@ -137,6 +137,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_kinds_run.py
 	$(BIN)/python benchmarks/bench_methods.py
 	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_interop.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec
