@@ -26,7 +26,7 @@ quickstart: install
 # MOA baselines (the `moa` extra, CapyMOA): in their own environment, because CapyMOA pins
 # pandas < 3; skipped, with the reason, where no Java runtime is found.
 MOA_VENV ?= .venv-moa
-.PHONY: install-moa test-moa quickstart-moa example-my-learner
+.PHONY: install-moa test-moa quickstart-moa example-my-learner example-river example-capymoa
 $(MOA_VENV)/bin/streamlearn: pyproject.toml
 	$(PYTHON) -m venv $(MOA_VENV)
 	$(MOA_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -40,7 +40,8 @@ test-moa:
 	  echo "test-moa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
 	  exit 0; fi; \
 	$(MAKE) --no-print-directory install-moa && \
-	$(MOA_VENV)/bin/python -m pytest -q tests/algorithms/external/test_moa_baselines.py tests/algorithms/external/test_moa_regressors.py tests/checks/test_conformance.py -k moa
+	$(MOA_VENV)/bin/python -m pytest -q tests/algorithms/external/test_moa_baselines.py tests/algorithms/external/test_moa_regressors.py tests/checks/test_conformance.py -k moa && \
+	$(MOA_VENV)/bin/python -m pytest -q tests/interop/test_capymoa.py
 
 quickstart-moa: install-moa
 	$(MOA_VENV)/bin/streamlearn run configs/quickstart.yaml --out results/quickstart_moa
@@ -56,6 +57,19 @@ test-dask: install
 # The example of README "Your own learner": runs from its own directory, no package change.
 example-my-learner: install
 	cd examples/my_learner && ../../$(BIN)/streamlearn run config.yaml --quiet
+
+# README "Use the learners in River or CapyMOA": Online-BLS in a River pipeline under
+# River's progressive validation (River is a core dependency: .venv), and beside MOA's ARF
+# in CapyMOA's evaluation (the moa extra: .venv-moa; SKIPPED, with the reason, without Java).
+example-river: install
+	$(BIN)/python examples/river_pipeline.py
+
+example-capymoa:
+	@if ! command -v java >/dev/null 2>&1 && [ ! -x "$${JAVA_HOME:-/nonexistent}/bin/java" ]; then \
+	  echo "example-capymoa: SKIPPED: no Java runtime (java on PATH or JAVA_HOME); see README, MOA baselines"; \
+	  exit 0; fi; \
+	$(MAKE) --no-print-directory install-moa && \
+	$(MOA_VENV)/bin/python examples/capymoa_side_by_side.py
 
 test: install
 	$(BIN)/python -m pytest -q
@@ -123,6 +137,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_kinds_run.py
 	$(BIN)/python benchmarks/bench_methods.py
 	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_interop.py
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec

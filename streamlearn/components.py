@@ -317,6 +317,17 @@ class _UserLearnerBase(_Wrapped):
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         self.model_.learn_one(x, y)
 
+    def add_class(self) -> None:
+        """The class's own ``add_class()`` (one more class mid-stream, as the River and
+        CapyMOA wrappers of :mod:`streamlearn.interop` ask); ``NotImplementedError``
+        without one."""
+        grow = getattr(self.model_, "add_class", None)
+        if not callable(grow):
+            raise NotImplementedError(f"{self.target.__name__} has no add_class()")
+        grow()
+        if self.n_classes_ is not None:
+            self.n_classes_ += 1
+
     def warm_up(self, X: np.ndarray, y: np.ndarray) -> None:
         """The class's own ``warm_up(X, y)`` if it has one, on a fresh instance (see
         :meth:`streamlearn.base.Learner.warm_up`): e.g. to compile its numba kernels

@@ -61,7 +61,7 @@ from streamlearn.kernels.broad_features import (
 )
 from streamlearn.params import Constraint, Interval, OfType, Options
 
-__all__ = ["BLSClassifier", "BroadFeatureMap", "check_finite_weights"]
+__all__ = ["BLSClassifier", "BroadFeatureMap", "check_finite_weights", "with_zero_column"]
 
 
 def check_finite_weights(W: np.ndarray, name: str, k: int) -> None:
@@ -71,6 +71,14 @@ def check_finite_weights(W: np.ndarray, name: str, k: int) -> None:
             f"{name}: the output weights became non-finite at sample {k}; the method's "
             "inverse/pseudo-inverse update broke down on this stream"
         )
+
+
+def with_zero_column(W: np.ndarray) -> np.ndarray:
+    """``W`` with one more, all-zero, last column (a new C-contiguous float64 array): the
+    output weights of a class the learner has not met (:meth:`BLSClassifier.add_class`)."""
+    out = np.zeros((W.shape[0], W.shape[1] + 1))
+    out[:, : W.shape[1]] = W
+    return out
 
 
 class BroadFeatureMap:
@@ -379,9 +387,48 @@ class BLSClassifier(Classifier):
     def _learn_a(self, a: np.ndarray, y: int) -> None:
         raise NotImplementedError
 
-    def _predict_a(self, a: np.ndarray) -> int:
+    def _scores_a(self, a: np.ndarray) -> np.ndarray:
+        """The class scores ``ŷ = Wᵀa`` of a broad feature ``a`` (a scratch buffer)."""
         scores(a, self.W_, self._scores)
-        return int(argmax_first(self._scores))
+        return self._scores
+
+    def _predict_a(self, a: np.ndarray) -> int:
+        return int(argmax_first(self._scores_a(a)))
+
+    def _grow_state(self, c: int) -> None:
+        """Give the learned state and scratch buffers ``c`` classes (one more), the new
+        class's output column zero; subclasses whose update keeps it exactly zero implement
+        it (see :meth:`add_class`)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot take a new class mid-stream; give it the number "
+            "of classes up front.")
+
+    # ----------------------------------------------------------------------------------
+    def predict_scores_one(self, x: np.ndarray) -> np.ndarray:
+        """The class scores ``ŷ = Wᵀa`` of ``x`` (the ridge outputs on one-hot targets), a
+        new ``(n_classes,)`` array; ``predict_one(x)`` is their first argmax. Zeros during
+        the shrinkage warm-up (``W = 0``). Like ``predict_one``, it keeps ``a`` for a
+        ``learn_one(x, y)`` that follows."""
+        if self._warm_X is not None:
+            return np.zeros(self.n_classes_)
+        a = self.features_.transform_one(x)
+        self._cached = (np.array(x, dtype=np.float64), a)
+        return self._scores_a(a).copy()
+
+    def add_class(self) -> None:
+        """Grow the output layer by one class (label ``n_classes_``, the old count).
+
+        The targets are one-hot, so a class not seen yet has an all-zero target column; in
+        the ridge-type updates its output column stays exactly zero (``Sⱼ = Σ a yⱼ = 0``,
+        and a residual update adds ``g·(0 - aᵀ0) = 0``). A learner grown here is in the
+        state of one reset with the larger count that has not met the class: the same
+        predictions from then on. Raises ``NotImplementedError`` where the method's state
+        does not allow it.
+        """
+        c = self.n_classes_ + 1
+        self._grow_state(c)
+        self.n_classes_ = c
+        self._scores = np.empty(c)
 
     # ----------------------------------------------------------------------------------
     def predict_one(self, x: np.ndarray) -> int:

@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.algorithms.bls.broad_learning import BLSClassifier
+from streamlearn.algorithms.bls.broad_learning import BLSClassifier, with_zero_column
 from streamlearn.algorithms.linalg import cholesky_upper
 from streamlearn.errors import UserError
-from streamlearn.kernels.broad_features import argmax_first, scores
+from streamlearn.kernels.broad_features import scores
 from streamlearn.kernels.cholesky_update import (
     CholeskyStatus,
     decay_add_outer,
@@ -137,6 +137,11 @@ class OnlineBLS(_ChunkedBLS):
         self._r = np.empty(c)
         self._XT = np.empty((c, m))
 
+    def _grow_state(self, c: int) -> None:
+        self.W_ = with_zero_column(self.W_)
+        self._r = np.empty(c)
+        self._XT = np.empty((c, self.W_.shape[0]))
+
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
         return obls_run(self.U_, self.W_, A, y, pred, self._work, self._v, self._r, self._XT)
 
@@ -176,6 +181,10 @@ class OnlineBLSGain(_ChunkedBLS):
         self._v = np.empty(m)
         self._r = np.empty(c)
 
+    def _grow_state(self, c: int) -> None:
+        self.W_ = with_zero_column(self.W_)
+        self._r = np.empty(c)
+
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
         return gain_run(
             self.U_,
@@ -212,6 +221,11 @@ class _FreshCholeskyBLS(_ChunkedBLS):
         self.n_chol_retries_ = 0
         self._r = np.empty(c)
         self._XT = np.empty((c, m))
+
+    def _grow_state(self, c: int) -> None:
+        self.W_ = with_zero_column(self.W_)
+        self._r = np.empty(c)
+        self._XT = np.empty((c, self.W_.shape[0]))
 
     def _factor(self) -> None:
         """``U_ ← chol(P + λI)`` (upper), retrying with ``λ·10^j`` on failure."""
@@ -467,9 +481,16 @@ class OnlineBLSFast(_ChunkedBLS):
         self._yh = np.empty(c)
         self._t = np.empty(c + 12)
 
+    def _grow_state(self, c: int) -> None:
+        # the new class's column of Z = U⁻ᵀ Aᵀ Y is zero, and rotations keep it zero
+        self.Z_ = with_zero_column(self.Z_)
+        self._yh = np.empty(c)
+        self._t = np.empty(c + 12)
+
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:
-        XT = np.ascontiguousarray(self.Z_.T)
+        # a copy: with one class, Z_.T is itself C-contiguous and would be solved in place
+        XT = np.array(self.Z_.T, order="C")
         _raise_status(self, solve_u_rows(self.U_, XT))
         return XT.T.copy()
 
@@ -479,12 +500,12 @@ class OnlineBLSFast(_ChunkedBLS):
         if np.any(value):
             raise AttributeError("OnlineBLSFast.W_ is derived (U⁻¹Z) and cannot be set")
 
-    def _predict_a(self, a: np.ndarray) -> int:
+    def _scores_a(self, a: np.ndarray) -> np.ndarray:
         q = self._q[0]
         q[:] = a
         _raise_status(self, solve_ut(self.U_, q))
         scores(q, self.Z_, self._yh)
-        return int(argmax_first(self._yh))
+        return self._yh
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
         return sqrt_run(

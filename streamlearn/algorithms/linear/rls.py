@@ -110,6 +110,27 @@ class RLS(Classifier):
             raise self._fail("in predict_one")
         return int(pred)
 
+    def predict_scores_one(self, x: np.ndarray) -> np.ndarray:
+        """The class scores ``W^T [x, 1]`` (ridge outputs on one-hot targets), a new
+        ``(n_classes,)`` array; ``predict_one(x)`` is their first argmax."""
+        if rls_predict(self.W_, self._augment(x), self._scores) < 0:
+            raise self._fail("in predict_scores_one")
+        return self._scores.copy()
+
+    def add_class(self) -> None:
+        """Grow the output layer by one class (label ``n_classes_``, the old count): a zero
+        column of ``W``. A class not seen yet has an all-zero one-hot target, and the RLS
+        step adds ``g (0 - a^T 0) = 0`` to its column, so the grown learner is in the state
+        of one reset with the larger count that has not met the class (``P`` does not
+        depend on the classes)."""
+        d, c = self.W_.shape
+        W = np.zeros((d, c + 1))
+        W[:, :c] = self.W_
+        self.W_ = W
+        self.n_classes_ = c + 1
+        self._scores = np.empty(c + 1)
+        self._onehot = np.zeros(c + 1)
+
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         """One RLS step on ``([x, 1], onehot(y))``; the state is unchanged on failure."""
         label = self._check_label(y)
