@@ -16,9 +16,11 @@ def compare(
         help="Output directories of `streamlearn run` with the same learners and protocol "
              "(several are merged: e.g. one per group of streams). The files are written "
              "into the first.", show_default=False, metavar="DIR")],
-    metric: Annotated[str | None, typer.Option(
+    metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="The metric to rank by (default: the config's first); "
-                         "us_per_sample ranks by time.", show_default=False)] = None,
+                         "repeat it for several (--metric oca --metric kappa), each with "
+                         "its section and diagram; us_per_sample ranks by time.",
+        show_default=False)] = None,
     test: Annotated[str, typer.Option(
         "--test", help="The post-hoc test: nemenyi (critical difference), wilcoxon-holm "
                        "(Wilcoxon signed-rank per pair, Holm-corrected; Benavoli et al. "

@@ -522,27 +522,30 @@ class Result:
     machines: list[tuple[str, int]]
 
 
-def compare_dirs(dirs: Sequence[Path], metric: str | None = None, test: str = "nemenyi",
-                 alpha: float = 0.05, rope: float | None = None,
+def compare_dirs(dirs: Sequence[Path], metric: str | Sequence[str] | None = None,
+                 test: str = "nemenyi", alpha: float = 0.05, rope: float | None = None,
                  with_time: bool = True) -> Result:
     """Load ``dirs``, refuse what cannot be compared, and compare the learners on
-    ``metric`` (default: the first metric of the first directory's config) and, unless
-    ``metric`` is a time or ``with_time`` is False, on µs/sample too."""
+    ``metric`` (one name or several; default: the first metric of the first directory's
+    config) and, unless a metric is a time or ``with_time`` is False, on µs/sample too."""
     if test not in TESTS:
         raise UserError(f"Unknown test {test!r}; choose one of {', '.join(TESTS)}.")
     load_all()
     sources = load_sources(dirs)
     check_protocols(sources)
-    metric = metric or sources[0].config["metrics"][0]
-    metrics = [metric] + (["us_per_sample"] if with_time and metric not in TIME_FIELDS
-                          else [])
+    chosen = ([metric] if isinstance(metric, str) else list(metric or [])
+              or [sources[0].config["metrics"][0]])
+    chosen = list(dict.fromkeys(chosen))  # a metric named twice is compared once
+    metrics = chosen + (["us_per_sample"]
+                        if with_time and not any(m in TIME_FIELDS for m in chosen) else [])
     tables = [stream_table(sources, m) for m in metrics]  # every refusal before any test
     comparisons = []
-    for i, t in enumerate(tables):
-        # the rope is in display units, of the chosen metric only: by default one
+    for m, t in zip(metrics, tables, strict=True):
+        # the rope is in display units, of the chosen metrics only: by default one
         # percentage point for a metric in % (Benavoli et al. 2017 use 0.01 on accuracy),
         # none otherwise (and none for the time)
-        r = (rope if rope is not None and i == 0
-             else 1.0 if t.unit == "%" and i == 0 else 0.0)
+        timed = m in TIME_FIELDS
+        r = (0.0 if timed else rope if rope is not None
+             else 1.0 if t.unit == "%" else 0.0)
         comparisons.append(compare_table(t, test, alpha, r))
     return Result(sources, comparisons, machines(sources))

@@ -258,3 +258,19 @@ def test_incomplete_failed_runs_and_unrecorded_metrics_are_refused(copy, capsys)
     failed.write_text(json.dumps(rec))
     _refused([str(copy)], [copy], capsys, "no record yet: HP5__PA__seed1",
              "1 run(s) failed: SEA1__Majority__seed2 (ValueError: boom)")
+
+
+def test_several_metrics_in_one_comparison(copy, capsys):
+    """``--metric oca --metric oce``: one section and one diagram per metric, then the
+    time; the second ranks lower-is-better, so its average ranks equal the first's."""
+    code, text = run_cli(["compare", str(copy), "--metric", "oca", "--metric", "oce"],
+                         capsys)
+    assert code == 0, text
+    md = (copy / "comparison.md").read_text()
+    assert md.count("\n## ") == 3  # oca, oce, µs/sample
+    for name in ("cd_oca.svg", "cd_oce.svg", "cd_us_per_sample.svg"):
+        assert (copy / name).stat().st_size > 0
+    result = compare_dirs([copy], metric=["oca", "oce"])
+    assert [c.table.metric for c in result.comparisons] == ["oca", "oce", "us_per_sample"]
+    np.testing.assert_allclose(result.comparisons[0].avg_ranks,
+                               result.comparisons[1].avg_ranks)
