@@ -108,7 +108,7 @@ def test_sqrt_run_matches_reference_and_ridge(seed):
     A, y, U0, W0 = _stream(seed)
     m, c = W0.shape
     U, Z, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
-    scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
+    scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 20)]
     assert kern.sqrt_run(U, Z, A, y, pred, *scratch) == CholeskyStatus.OK
     U_ref, Z_ref, pred_ref = ref.sqrt_run(U0, W0, A, y)
     assert_array_equal(pred, pred_ref)
@@ -132,7 +132,7 @@ def test_sqrt_run_blocks_of_four_are_bit_identical_to_single_samples(seed):
     outs = []
     for step in (23, 1):  # one call (blocks of 4 + remainder) vs one sample per call
         U, Z, pred = U0.copy(), W0.copy(), np.empty(23, dtype=np.int64)
-        scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
+        scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 20)]
         for s in range(0, 23, step):
             e = min(s + step, 23)
             assert kern.sqrt_run(U, Z, A[s:e], y[s:e], pred[s:e], *scratch) == CholeskyStatus.OK
