@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.linalg.blas import dsyrk, dtrmm
+from scipy.linalg.blas import dsyrk, dtrmm, dtrsm
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
 from streamlearn.algorithms.linalg import cholesky_upper
@@ -651,27 +651,25 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         r = self._r
         np.subtract(0.0, self._yh, out=r)
         r[label] += 1.0  # r = y - ŷ
-        XT = self._XT
-        XT[:] = Z.T
-        status = solve_u_rows(U, XT)  # rows of W^(k-1)ᵀ
-        if status != CholeskyStatus.OK:
-            return pred, status
+        # W^(k-1) = U⁻¹Z (BLAS dtrsm on the F-ordered W; U.T is U's upper triangle as an
+        # F-ordered lower one)
+        W = dtrsm(1.0, U.T, np.asfortranarray(Z), side=0, lower=1, trans_a=1, diag=0,
+                  overwrite_b=1)
+        if not np.isfinite(W).all():
+            return pred, CholeskyStatus.NONFINITE
         self._keep_rows(a.reshape(1, -1))
         self._accumulate()  # P^(k) = μP^(k-1) + aaᵀ
-        U, retries = cholesky_upper(self._P, float(self.lam), type(self).__name__)
+        # K = Chol(P^(k) + λI), factorised in U's own storage (U_old is no longer needed)
+        U, retries = cholesky_upper(self._P, float(self.lam), type(self).__name__, out=U)
         self.n_chol_retries_ += retries
         self.n_refreshes_ += 1
-        # Z = U W^(k) = U W^(k-1) + (U⁻ᵀa) rᵀ: U W^(k-1) in place in XT (F-ordered W)
-        WF = XT.T
-        out = dtrmm(1.0, U.T, WF, side=0, lower=1, trans_a=1, diag=0, overwrite_b=1)
+        # Z = U W^(k) = U W^(k-1) + (U⁻ᵀa) rᵀ (dtrmm in place on W)
+        W = dtrmm(1.0, U.T, W, side=0, lower=1, trans_a=1, diag=0, overwrite_b=1)
         g = self._v
         g[:] = a
         status = solve_ut(U, g)
-        if status != CholeskyStatus.OK:
-            return pred, status
-        np.copyto(Z, out)
+        np.copyto(Z, W)
         Z += np.outer(g, r)
-        self.U_ = U
         return pred, status
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
