@@ -213,6 +213,7 @@ def run_prequential(
     t_pred = 0.0
     t_learn = 0.0
     clock = time.perf_counter
+    predict_one, learn_one = learner.predict_one, learner.learn_one
     for c, start in enumerate(range(0, n, chunk_size)):
         stop = min(start + chunk_size, n)
         Xc, yc = X[start:stop], y[start:stop]
@@ -233,12 +234,17 @@ def run_prequential(
             if scores is not None:
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
-            predict_one, learn_one = learner.predict_one, learner.learn_one
             assert per_sample is not None
-            c_pred = c_learn = 0.0
-            for i in range(stop - start):
-                xi = Xc[i]
-                yi = yc[i].item()
+            # Per sample only the learner calls, three clock reads, a type test and three
+            # list appends (~0.1 µs of Python each); the predictions, timings and scores
+            # are stored per chunk, vectorised. Rows are iterated (the same read-only
+            # views as Xc[i]) and labels come from one tolist() (the values of yc[i].item()).
+            preds: list[Any] = []
+            stamps: list[float] = []
+            put_pred, put_stamp = preds.append, stamps.append
+            score_list: list[float] = []
+            put_score = score_list.append
+            for xi, yi in zip(Xc, yc.tolist(), strict=True):
                 t0 = clock()
                 p = predict_one(xi)
                 t1 = clock()
@@ -247,18 +253,27 @@ def run_prequential(
                 if type(p) not in fast_types:
                     q = _as_prediction(p, classification)
                     if q is None:
+                        i = len(preds)
+                        y_pred[lo:lo + i] = preds  # an earlier bad value is named first
                         _check_values(y_pred[lo:lo + i], start, who, classification,
-                                      n_classes)  # an earlier bad value is named first
+                                      n_classes)
                         raise PredictionError(
                             f"{who} predicted {_shown(p)} for sample {start + i}: "
                             f"{_expected(classification, n_classes)}")
                     p = q
-                y_pred[lo + i] = p
+                put_pred(p)
+                put_stamp(t0)
+                put_stamp(t1)
+                put_stamp(t2)
                 if scores is not None:
-                    scores[start + i] = learner.last_score_  # type: ignore[attr-defined]
-                c_pred += t1 - t0
-                c_learn += t2 - t1
-                per_sample[start + i] = t2 - t0
+                    put_score(learner.last_score_)  # type: ignore[attr-defined]
+            y_pred[lo:lo + stop - start] = preds
+            if scores is not None:
+                scores[start:stop] = score_list
+            ts = np.array(stamps).reshape(-1, 3)
+            per_sample[start:stop] = ts[:, 2] - ts[:, 0]
+            c_pred = float(np.sum(ts[:, 1] - ts[:, 0]))
+            c_learn = float(np.sum(ts[:, 2] - ts[:, 1]))
             t_pred += c_pred
             t_learn += c_learn
             chunk_seconds[c] = c_pred + c_learn
