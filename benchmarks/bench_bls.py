@@ -6,13 +6,20 @@ included) as median and p95 over the timed samples, the mean per-sample time of 
 chunked ``predict_learn_many`` path where the learner has one, and samples/s. BLAS and
 numba run on one thread. O(m³) learners are timed on fewer samples.
 
+Then the drift variant as a ratio (issue 25): ``online_bls_ada_fast`` (square-root form)
+and ``online_bls_ada_gain`` (the gain form it replaced, "before") per sample over
+``online_bls_fast``, chunked path, timed in one process, interleaved (the order of the three
+alternates between repeats), with the load average beside every repeat; and where the new
+form's time goes (its refresh steps, the rank-k accumulation of ``P``, the sweeps).
+
 Usage::
 
     python benchmarks/bench_bls.py [--quick] [--json PATH] [--learners a,b] [--classes 2,10]
+    python benchmarks/bench_bls.py --ab-only [--ab-repeats 7] [--ab-n 400]
 
 Targets (one core, m = 1100, c = 10): ``online_bls_fast`` ≤ 0.3 ms per sample,
-``online_bls`` ≤ 1.5 ms. The machine may be shared: the load average is printed with the
-results.
+``online_bls`` ≤ 1.5 ms, ``online_bls_ada_fast`` ≤ 1.5 × ``online_bls_fast``. The machine
+may be shared: the load average is printed with the results; compare ratios, not times.
 """
 
 from __future__ import annotations
@@ -43,12 +50,17 @@ NAMES = (
     "online_bls_gain",
     "online_bls_ada",
     "online_bls_ada_fast",
+    "online_bls_ada_gain",
     "ibls",
     "ribls",
     "bls_cil",
 )
 CUBIC = {"online_bls_no_eous", "online_bls_ada", "ribls", "bls_cil"}  # O(m³) per sample
 TARGETS_MS = {("online_bls_fast", 10): 0.3, ("online_bls", 10): 1.5}
+AB = ("online_bls_fast", "online_bls_ada_gain", "online_bls_ada_fast")
+AB_TARGET = 1.5  # online_bls_ada_fast / online_bls_fast (issue 25)
+#: the drift tables' settings (configs/online_bls/drift.yaml; mu, refresh_every: defaults)
+AB_PARAMS = {"lam": 1e-8, "enh_shrink": 0.8, "shrink_source": "box"}
 D = 20  # input dimension of the synthetic stream (m does not depend on it)
 
 
@@ -108,6 +120,80 @@ def bench_one(name: str, c: int, n: int, n_warm: int) -> dict[str, object]:
     return rec
 
 
+def _ab_once(name: str, X: np.ndarray, y: np.ndarray, c: int, n_warm: int,
+             timers: dict[str, float] | None = None) -> float:
+    learner = registry.ALGORITHMS[name](seed=0, **AB_PARAMS)
+    learner.reset(D, c)
+    learner.predict_learn_many(X[:n_warm], y[:n_warm])
+    if timers is not None:  # where the time goes (instance-level wrappers)
+        for meth in ("_refresh_step", "_accumulate"):
+            inner = getattr(learner, meth)
+
+            def timed(*a: object, _inner=inner, _key=meth) -> object:
+                t0 = time.perf_counter()
+                try:
+                    return _inner(*a)
+                finally:
+                    timers[_key] = timers.get(_key, 0.0) + time.perf_counter() - t0
+
+            setattr(learner, meth, timed)
+    t0 = time.perf_counter()
+    learner.predict_learn_many(X[n_warm:], y[n_warm:])
+    return time.perf_counter() - t0
+
+
+def ab_ratios(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, object]:
+    """Per-sample time of the drift forms over ``online_bls_fast`` (chunked), interleaved
+    A/B/C in one process; ``n`` a multiple of ``refresh_every`` (100) so that every run
+    has the same share of refresh steps."""
+    X, y = _stream(n_warm + n, c, seed=100 + c)
+    for name in AB:  # JIT and caches
+        _ab_once(name, X[: n_warm + 8], y[: n_warm + 8], c, n_warm)
+    times: dict[str, list[float]] = {name: [] for name in AB}
+    loads = []
+    for r in range(repeats):
+        loads.append(os.getloadavg()[0])
+        for name in AB if r % 2 == 0 else AB[::-1]:
+            times[name].append(_ab_once(name, X, y, c, n_warm))
+    fast = np.array(times["online_bls_fast"])
+    rec: dict[str, object] = {"c": c, "n": n, "repeats": repeats, "load_1min": loads,
+                              "ms_per_sample": {k: [t / n * 1e3 for t in v]
+                                                for k, v in times.items()}}
+    for name in AB[1:]:
+        ratio = np.array(times[name]) / fast
+        rec[f"ratio_{name}"] = {"median": float(np.median(ratio)), "min": float(ratio.min()),
+                                "max": float(ratio.max()), "all": ratio.tolist()}
+    timers: dict[str, float] = {}
+    total = _ab_once("online_bls_ada_fast", X, y, c, n_warm, timers)
+    refresh = timers.get("_refresh_step", 0.0)
+    rec["ada_fast_breakdown_ms_per_sample"] = {
+        "total": total / n * 1e3,
+        "refresh_steps (chol, conversions, their dsyrk)": refresh / n * 1e3,
+        "dsyrk (all)": timers.get("_accumulate", 0.0) / n * 1e3,
+        "sweeps and the rest": (total - refresh) / n * 1e3,
+    }
+    return rec
+
+
+def print_ab(recs: list[dict[str, object]]) -> None:
+    print("\n# drift form / online_bls_fast, chunked, interleaved in one process "
+          f"(target online_bls_ada_fast <= {AB_TARGET}x)")
+    print(f"{'c':>3s} {'n':>5s} {'rep':>3s} {'ada_gain/fast (before)':>24s} "
+          f"{'ada_fast/fast (after)':>24s} {'fast ms':>8s}  load (1 min) per repeat")
+    for rec in recs:
+        g, f = rec["ratio_online_bls_ada_gain"], rec["ratio_online_bls_ada_fast"]
+        ms = float(np.median(rec["ms_per_sample"]["online_bls_fast"]))  # type: ignore[index]
+        loads = " ".join(f"{v:.1f}" for v in rec["load_1min"])  # type: ignore[attr-defined]
+        verdict = "met" if f["median"] <= AB_TARGET else "MISSED"  # type: ignore[index]
+        print(f"{rec['c']:3d} {rec['n']:5d} {rec['repeats']:3d} "
+              f"{g['median']:8.2f} [{g['min']:.2f}-{g['max']:.2f}]     "  # type: ignore[index]
+              f"{f['median']:8.2f} [{f['min']:.2f}-{f['max']:.2f}] {verdict:6s} "  # type: ignore[index]
+              f"{ms:8.3f}  {loads}")
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in
+                          rec["ada_fast_breakdown_ms_per_sample"].items())  # type: ignore[attr-defined]
+        print(f"    online_bls_ada_fast ms/sample: {parts}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny run (smoke test)")
@@ -116,6 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classes", default="2,10,26", help="comma-separated values of c")
     parser.add_argument("--n", type=int, help="timed samples for O(m²) learners")
     parser.add_argument("--n-cubic", type=int, help="timed samples for O(m³) learners")
+    parser.add_argument("--ab-only", action="store_true",
+                        help="only the drift-form ratios (online_bls_ada_* / online_bls_fast)")
+    parser.add_argument("--ab-repeats", type=int, help="repeats of the ratio A/B")
+    parser.add_argument("--ab-n", type=int, help="timed samples per A/B run (multiple of 100)")
+    parser.add_argument("--ab-classes", default="2,10", help="values of c for the A/B")
     args = parser.parse_args(argv)
 
     try:
@@ -137,13 +228,17 @@ def main(argv: list[str] | None = None) -> int:
         f"# python {platform.python_version()}, numpy {np.__version__}, "
         f"{platform.machine()}, load average {os.getloadavg()}"
     )
+    ab_recs: list[dict[str, object]] = []
+    if args.ab_only:
+        present = []
     if missing:
         print(f"# not registered (skipped): {', '.join(missing)}")
     header = (
         f"{'learner':22s} {'c':>3s} {'m':>5s} {'n':>4s} {'median ms':>10s} "
         f"{'p95 ms':>9s} {'samples/s':>10s} {'many ms':>8s} {'many/s':>8s}  target"
     )
-    print(header)
+    if present:
+        print(header)
     records = []
     for name in present:
         for c in classes:
@@ -178,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
                         f"# speedup {fast} over {base} (c={c}, faster path of each): "
                         f"{med[(base, c)] / med[(fast, c)]:.1f}x"
                     )
+    ab_n = args.ab_n or (100 if args.quick else 400)
+    ab_repeats = args.ab_repeats or (2 if args.quick else 7)
+    if all(name in registry.ALGORITHMS for name in AB):
+        ab_recs = [ab_ratios(int(c), ab_n, ab_repeats) for c in args.ab_classes.split(",")]
+        print_ab(ab_recs)
     if args.json:
         meta = {
             "load_average": os.getloadavg(),
@@ -185,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
             "numpy": np.__version__,
             "quick": args.quick,
         }
-        args.json.write_text(json.dumps({"meta": meta, "records": records}, indent=2))
+        args.json.write_text(json.dumps({"meta": meta, "records": records,
+                                         "drift_ratios": ab_recs}, indent=2))
     return 0
 
 

@@ -124,21 +124,33 @@ def rank_one_update(M: np.ndarray, alpha: float, x: np.ndarray, y: np.ndarray) -
 
 
 def cholesky_upper(
-    P: np.ndarray, lam: float, who: str, max_retries: int = 16
+    P: np.ndarray, lam: float, who: str, max_retries: int = 16,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """Upper factor ``U`` of ``P + λI`` (LAPACK ``dpotrf``; only the upper triangle of
     the C-ordered ``P`` is read), retrying with ``λ·10^j``, ``j = 1, 2, …`` on failure;
     returns ``(U, retries)``. The paper has no rule for a failed ``Chol`` (Alg. 2 line 6);
-    every retry is logged and counted, the method is never switched silently."""
+    every retry is logged and counted, the method is never switched silently.
+
+    ``out``: a C-contiguous ``(m, m)`` array to factorise in (no allocation); then ``U`` is
+    ``out``, and its strictly lower triangle is ``P``'s (not cleared)."""
     diag = np.arange(P.shape[0])
     for j in range(max_retries + 1):
         lam_j = lam * 10.0**j
-        M = P.copy()
+        if out is None:
+            M = P.copy()
+        else:
+            M = out
+            np.copyto(M, P)
         M[diag, diag] += lam_j
         # M.T is an F-ordered view whose lower triangle is M's upper triangle; its lower
         # factor in F order is the upper factor U = Lᵀ in C order.
-        L, info = lapack.dpotrf(M.T, lower=1, clean=1, overwrite_a=1)
+        L, info = lapack.dpotrf(M.T, lower=1, clean=int(out is None), overwrite_a=1)
         if info == 0:
+            if out is not None:
+                if not np.shares_memory(L, out):  # pragma: no cover - f2py copied
+                    out[...] = L.T
+                return out, j
             return np.ascontiguousarray(L.T), j
         logger.info(
             "%s: Cholesky of P + λI failed (info=%d) at λ=%g; retrying with λ=%g",

@@ -34,6 +34,7 @@ __all__ = [
     "gain_run",
     "obls_run",
     "predict_residual",
+    "sqrt_forget_run",
     "sqrt_run",
 ]
 
@@ -185,21 +186,84 @@ def ada_gain_run(
 
 
 # --------------------------------------------------------------------------------------
-# Square-root information form (QR-RLS): one pass over U per sample
+# Square-root information form (QR-RLS): one pass over U per sample (up to four samples per
+# pass), with an optional forgetting factor β² = μ folded into the rotations
+#
+# The rotation of sample s acts on ([aᵀ yᵀ]; β[U Z]): with (c, s) from the scaled diagonal
+# βu_ii, the new row is c·βu + s·t = (cβ)u + s·t and the new top entry c·t - (sβ)u. The
+# kernels take cb = cβ and sb = sβ: no multiplication more than without forgetting, and for
+# β = 1 the products cβ, sβ are c, s exactly, so the stationary learner's arithmetic is
+# unchanged bit for bit. Parameter layout of ``prm`` (20 entries): c[0:4], s[4:8], q[8:12],
+# cb[12:16], sb[16:20], one slot per sample of the pass.
 # --------------------------------------------------------------------------------------
 
 
 @njit(cache=True, fastmath={"contract"})
-def _rotate_solve(
-    Ui: np.ndarray, w: np.ndarray, f: np.ndarray, c: float, s: float, qi: float
-) -> None:
-    # f <- f - qi·row (forward substitution with the old row); then rotate (row, w)
+def _rotate_solve(Ui: np.ndarray, w: np.ndarray, f: np.ndarray, prm: np.ndarray) -> None:
+    # f <- f - q·row (forward substitution with the old row); then rotate (β·row, w)
+    c, s, qi, cb, sb = prm[0], prm[4], prm[8], prm[12], prm[16]
     for j in range(Ui.shape[0]):
         u = Ui[j]
         f[j] -= qi * u
         t = w[j]
-        Ui[j] = c * u + s * t
-        w[j] = c * t - s * u
+        Ui[j] = cb * u + s * t
+        w[j] = c * t - sb * u
+
+
+@njit(cache=True, fastmath={"contract"})
+def _rotate_solve2(Ui: np.ndarray, w: np.ndarray, f: np.ndarray, i0: int, prm: np.ndarray) -> None:
+    # _rotate_solve for two consecutive samples on one row (see _rotate_solve4)
+    w0 = w[0, i0:]
+    w1 = w[1, i0:]
+    f0 = f[0, i0:]
+    f1 = f[1, i0:]
+    c0, c1 = prm[0], prm[1]
+    s0, s1 = prm[4], prm[5]
+    q0, q1 = prm[8], prm[9]
+    cb0, cb1 = prm[12], prm[13]
+    sb0, sb1 = prm[16], prm[17]
+    for j in range(Ui.shape[0]):
+        u = Ui[j]
+        f0[j] -= q0 * u
+        t = w0[j]
+        v = cb0 * u + s0 * t
+        w0[j] = c0 * t - sb0 * u
+        f1[j] -= q1 * v
+        t = w1[j]
+        u = cb1 * v + s1 * t
+        w1[j] = c1 * t - sb1 * v
+        Ui[j] = u
+
+
+@njit(cache=True, fastmath={"contract"})
+def _rotate_solve3(Ui: np.ndarray, w: np.ndarray, f: np.ndarray, i0: int, prm: np.ndarray) -> None:
+    # _rotate_solve for three consecutive samples on one row (see _rotate_solve4)
+    w0 = w[0, i0:]
+    w1 = w[1, i0:]
+    w2 = w[2, i0:]
+    f0 = f[0, i0:]
+    f1 = f[1, i0:]
+    f2 = f[2, i0:]
+    c0, c1, c2 = prm[0], prm[1], prm[2]
+    s0, s1, s2 = prm[4], prm[5], prm[6]
+    q0, q1, q2 = prm[8], prm[9], prm[10]
+    cb0, cb1, cb2 = prm[12], prm[13], prm[14]
+    sb0, sb1, sb2 = prm[16], prm[17], prm[18]
+    for j in range(Ui.shape[0]):
+        u = Ui[j]
+        f0[j] -= q0 * u
+        t = w0[j]
+        v = cb0 * u + s0 * t
+        w0[j] = c0 * t - sb0 * u
+        f1[j] -= q1 * v
+        t = w1[j]
+        u = cb1 * v + s1 * t
+        w1[j] = c1 * t - sb1 * v
+        f2[j] -= q2 * u
+        t = w2[j]
+        v = cb2 * u + s2 * t
+        w2[j] = c2 * t - sb2 * u
+        Ui[j] = v
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -218,24 +282,26 @@ def _rotate_solve4(Ui: np.ndarray, w: np.ndarray, f: np.ndarray, i0: int, prm: n
     c0, c1, c2, c3 = prm[0], prm[1], prm[2], prm[3]
     s0, s1, s2, s3 = prm[4], prm[5], prm[6], prm[7]
     q0, q1, q2, q3 = prm[8], prm[9], prm[10], prm[11]
+    cb0, cb1, cb2, cb3 = prm[12], prm[13], prm[14], prm[15]
+    sb0, sb1, sb2, sb3 = prm[16], prm[17], prm[18], prm[19]
     for j in range(Ui.shape[0]):
         u = Ui[j]
         f0[j] -= q0 * u
         t = w0[j]
-        v = c0 * u + s0 * t
-        w0[j] = c0 * t - s0 * u
+        v = cb0 * u + s0 * t
+        w0[j] = c0 * t - sb0 * u
         f1[j] -= q1 * v
         t = w1[j]
-        u = c1 * v + s1 * t
-        w1[j] = c1 * t - s1 * v
+        u = cb1 * v + s1 * t
+        w1[j] = c1 * t - sb1 * v
         f2[j] -= q2 * u
         t = w2[j]
-        v = c2 * u + s2 * t
-        w2[j] = c2 * t - s2 * u
+        v = cb2 * u + s2 * t
+        w2[j] = c2 * t - sb2 * u
         f3[j] -= q3 * v
         t = w3[j]
-        u = c3 * v + s3 * t
-        w3[j] = c3 * t - s3 * v
+        u = cb3 * v + s3 * t
+        w3[j] = c3 * t - sb3 * v
         Ui[j] = u
 
 
@@ -245,6 +311,7 @@ def _sqrt_sweep(
     A: np.ndarray,
     k0: int,
     p: int,
+    beta: float,
     work: np.ndarray,
     f: np.ndarray,
     q: np.ndarray,
@@ -252,8 +319,9 @@ def _sqrt_sweep(
     ss: np.ndarray,
     prm: np.ndarray,
 ) -> int:
-    # one sweep over the rows of U for samples k0..k0+p-1 (p = 1 or 4): q[s] = U_(s)⁻ᵀ a
-    # with U_(s) the factor after samples < s, and the EOUS rotations (cs, ss)[s]
+    # one sweep over the rows of U for samples k0..k0+p-1 (1 <= p <= 4): q[s] = U_(s)⁻ᵀ a
+    # with U_(s) the factor after samples < s (their forgetting included), and the EOUS
+    # rotations (cs, ss)[s] of ([a_sᵀ]; β U_(s))
     m = U.shape[0]
     for s in range(p):
         for j in range(m):
@@ -264,24 +332,102 @@ def _sqrt_sweep(
             uii = U[i, i]
             if not uii > 0.0:
                 return NOT_PD
-            qi = f[s, i] / uii
+            qi = f[s, i] / uii  # forward substitution with the row before its rotation
             q[s, i] = qi
+            ub = beta * uii
             xi = work[s, i]
-            r = math.hypot(uii, xi)
+            r = math.hypot(ub, xi)
             if not math.isfinite(r):
                 return NONFINITE
-            ci = uii / r
+            ci = ub / r
             si = xi / r
-            U[i, i] = ci * uii + si * xi  # = r > 0 (Remark 1 cannot fire, uii > 0)
+            U[i, i] = ci * ub + si * xi  # = r > 0 (Remark 1 cannot fire, uii > 0)
             cs[s, i] = ci
             ss[s, i] = si
             prm[s] = ci
             prm[4 + s] = si
             prm[8 + s] = qi
+            prm[12 + s] = ci * beta
+            prm[16 + s] = si * beta
         if p == 4:
             _rotate_solve4(U[i, i + 1 :], work, f, i + 1, prm)
+        elif p == 3:
+            _rotate_solve3(U[i, i + 1 :], work, f, i + 1, prm)
+        elif p == 2:
+            _rotate_solve2(U[i, i + 1 :], work, f, i + 1, prm)
         else:
-            _rotate_solve(U[i, i + 1 :], work[0, i + 1 :], f[0, i + 1 :], prm[0], prm[4], prm[8])
+            _rotate_solve(U[i, i + 1 :], work[0, i + 1 :], f[0, i + 1 :], prm)
+    return OK
+
+
+@njit(cache=True)
+def sqrt_forget_run(
+    U: np.ndarray,
+    Z: np.ndarray,
+    A: np.ndarray,
+    y: np.ndarray,
+    pred: np.ndarray,
+    beta: float,
+    work: np.ndarray,
+    f: np.ndarray,
+    q: np.ndarray,
+    cs: np.ndarray,
+    ss: np.ndarray,
+    yh: np.ndarray,
+    t: np.ndarray,
+) -> int:
+    """Exponentially weighted ridge steps in square-root information form, in place.
+
+    State: ``U`` and ``Z`` with ``K = UᵀU`` and ``S = UᵀZ``; the weights are
+    ``W = U⁻¹Z = K⁻¹S`` and are never formed. Per sample, with ``β² = μ``:
+
+    * ``q = U⁻ᵀa`` (forward substitution with each row of ``U`` before it is rotated) and
+      the prediction ``ŷ = Zᵀq = Wᵀa`` with the state of the samples before (Alg. 1/2
+      line 5);
+    * the Givens rotations of ``[aᵀ yᵀ; βU βZ]`` that zero the top row's first ``m``
+      entries (EOUS, eq. 15, with the forgetting of Alg. 2 line 6 in the same pass):
+      ``U_newᵀU_new = μK + aaᵀ`` and ``U_newᵀZ_new = μS + ayᵀ``.
+
+    So ``K W_new = μ K_old W_old + a yᵀ``, which is Alg. 2's residual update
+    ``W_new = W_old + K⁻¹a (y - W_oldᵀa)ᵀ`` (eqs. 9–10 with ``K = μK_old + aaᵀ``) in exact
+    arithmetic, and ``β = 1`` is Alg. 1's ridge solution of the prefix (QR-RLS).
+
+    Up to four consecutive samples share one sweep over ``U``: at row ``i`` sample ``s``
+    uses the row as rotated by sample ``s-1``, exactly what sequential sweeps compute, so
+    the results are bit-identical to one-sample calls while ``U`` (4.8 MB at
+    ``m = 1100``) is read and written once per four samples. The predictions stay
+    strictly test-then-train: ``ŷ_s`` uses ``Z`` rotated with the labels of samples ``< s``
+    only. Scratch: ``work, f, q, cs, ss`` ``(4, m)``, ``yh`` ``(c,)``, ``t`` ``(c + 20,)``.
+    """
+    m, c = Z.shape
+    n = A.shape[0]
+    prm = t[c:]
+    k0 = 0
+    while k0 < n:
+        p = min(4, n - k0)
+        status = _sqrt_sweep(U, A, k0, p, beta, work, f, q, cs, ss, prm)
+        if status != OK:
+            return status
+        for s in range(p):
+            scores(q[s], Z, yh)
+            if not all_finite(yh):
+                return NONFINITE
+            pred[k0 + s] = argmax_first(yh)
+            label = y[k0 + s]
+            for j in range(c):
+                t[j] = 1.0 if j == label else 0.0
+            for i in range(m):
+                ci = cs[s, i]
+                si = ss[s, i]
+                cb = ci * beta
+                sb = si * beta
+                Zi = Z[i]
+                for j in range(c):
+                    z = Zi[j]
+                    tj = t[j]
+                    Zi[j] = cb * z + si * tj
+                    t[j] = ci * tj - sb * z
+        k0 += p
     return OK
 
 
@@ -309,40 +455,8 @@ def sqrt_run(
     rotated) and the EOUS rotations of ``[aᵀ; U]`` (eq. 15) in one sweep; then
     ``ŷ = Wᵀa = Zᵀq`` (prediction with the state before the
     update) and the same rotations applied to ``[yᵀ; Z]`` (``O(mc)``), which gives
-    ``U_newᵀ Z_new = S + a yᵀ``.
-
-    Four consecutive samples share one sweep: at row ``i`` sample ``s`` uses the row as
-    rotated by sample ``s-1``, which is exactly what four sequential sweeps compute, so
-    results are bit-identical to one-sample calls while ``U`` is read and written once
-    per four samples. The predictions stay strictly test-then-train: ``ŷ_s`` uses ``Z``
-    rotated with the labels of samples ``< s`` only.
-    Scratch: ``work, f, q, cs, ss`` ``(4, m)``, ``yh`` ``(c,)``, ``t`` ``(c + 12,)``.
+    ``U_newᵀ Z_new = S + a yᵀ``. This is :func:`sqrt_forget_run` with ``β = 1`` (no
+    forgetting): up to four samples share a sweep, bit-identical to one-sample calls.
+    Scratch: ``work, f, q, cs, ss`` ``(4, m)``, ``yh`` ``(c,)``, ``t`` ``(c + 20,)``.
     """
-    m, c = Z.shape
-    n = A.shape[0]
-    prm = t[c:]
-    k0 = 0
-    while k0 < n:
-        p = 4 if n - k0 >= 4 else 1
-        status = _sqrt_sweep(U, A, k0, p, work, f, q, cs, ss, prm)
-        if status != OK:
-            return status
-        for s in range(p):
-            scores(q[s], Z, yh)
-            if not all_finite(yh):
-                return NONFINITE
-            pred[k0 + s] = argmax_first(yh)
-            label = y[k0 + s]
-            for j in range(c):
-                t[j] = 1.0 if j == label else 0.0
-            for i in range(m):
-                ci = cs[s, i]
-                si = ss[s, i]
-                Zi = Z[i]
-                for j in range(c):
-                    z = Zi[j]
-                    tj = t[j]
-                    Zi[j] = ci * z + si * tj
-                    t[j] = ci * tj - si * z
-        k0 += p
-    return OK
+    return sqrt_forget_run(U, Z, A, y, pred, 1.0, work, f, q, cs, ss, yh, t)

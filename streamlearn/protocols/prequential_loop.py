@@ -4,7 +4,8 @@ For every sample ``k`` the learner first predicts ``x_k`` with the model of samp
 ``< k``, then learns ``(x_k, y_k)``. The stream is processed in chunks: a learner with
 ``predict_learn_many`` runs each chunk in one (compiled) call that keeps this order
 inside; otherwise the engine loops over ``predict_one``/``learn_one`` and times the two
-calls separately.
+calls separately (two clock reads per sample: after the prediction and after the learning;
+the engine's few list appends between two samples are counted in the prediction time).
 
 Learners see read-only views of ``X`` and ``y`` (:func:`read_only`): one learner cannot
 change the data the next learner on the same stream sees, and a learner that tries fails
@@ -213,6 +214,7 @@ def run_prequential(
     t_pred = 0.0
     t_learn = 0.0
     clock = time.perf_counter
+    predict_one, learn_one = learner.predict_one, learner.learn_one
     for c, start in enumerate(range(0, n, chunk_size)):
         stop = min(start + chunk_size, n)
         Xc, yc = X[start:stop], y[start:stop]
@@ -233,13 +235,19 @@ def run_prequential(
             if scores is not None:
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
-            predict_one, learn_one = learner.predict_one, learner.learn_one
             assert per_sample is not None
-            c_pred = c_learn = 0.0
-            for i in range(stop - start):
-                xi = Xc[i]
-                yi = yc[i].item()
-                t0 = clock()
+            # Per sample: the learner's two calls, two clock reads, a type test and three
+            # list appends; predictions, timings and scores are stored per chunk,
+            # vectorised. Rows are iterated (the same read-only views as Xc[i]) and labels
+            # come from one tolist() (the values of yc[i].item()). The clock is read after
+            # predict_one and after learn_one; the end of one sample is the start of the
+            # next, so the few list appends between samples count as prediction time.
+            preds: list[Any] = []
+            stamps: list[float] = [clock()]
+            put_pred, put_stamp = preds.append, stamps.append
+            score_list: list[float] = []
+            put_score = score_list.append
+            for xi, yi in zip(Xc, yc.tolist(), strict=True):
                 p = predict_one(xi)
                 t1 = clock()
                 learn_one(xi, yi)
@@ -247,18 +255,27 @@ def run_prequential(
                 if type(p) not in fast_types:
                     q = _as_prediction(p, classification)
                     if q is None:
+                        i = len(preds)
+                        y_pred[lo:lo + i] = preds  # an earlier bad value is named first
                         _check_values(y_pred[lo:lo + i], start, who, classification,
-                                      n_classes)  # an earlier bad value is named first
+                                      n_classes)
                         raise PredictionError(
                             f"{who} predicted {_shown(p)} for sample {start + i}: "
                             f"{_expected(classification, n_classes)}")
                     p = q
-                y_pred[lo + i] = p
+                put_pred(p)
+                put_stamp(t1)
+                put_stamp(t2)
                 if scores is not None:
-                    scores[start + i] = learner.last_score_  # type: ignore[attr-defined]
-                c_pred += t1 - t0
-                c_learn += t2 - t1
-                per_sample[start + i] = t2 - t0
+                    put_score(learner.last_score_)  # type: ignore[attr-defined]
+            y_pred[lo:lo + stop - start] = preds
+            if scores is not None:
+                scores[start:stop] = score_list
+            ts = np.array(stamps)  # start, then (after predict, after learn) per sample
+            begin, mid, end = ts[0:-1:2], ts[1::2], ts[2::2]
+            per_sample[start:stop] = end - begin
+            c_pred = float(np.sum(mid - begin))
+            c_learn = float(np.sum(end - mid))
             t_pred += c_pred
             t_learn += c_learn
             chunk_seconds[c] = c_pred + c_learn

@@ -24,6 +24,10 @@ def _stream(seed, n=40, m=15, c=3, lam=1e-2):
     return A, y, np.sqrt(lam) * np.eye(m), np.zeros((m, c))
 
 
+def _sqrt_scratch(m, c):
+    return [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 20)]
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_obls_run_matches_reference(seed):
     A, y, U0, W0 = _stream(seed)
@@ -108,8 +112,7 @@ def test_sqrt_run_matches_reference_and_ridge(seed):
     A, y, U0, W0 = _stream(seed)
     m, c = W0.shape
     U, Z, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
-    scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
-    assert kern.sqrt_run(U, Z, A, y, pred, *scratch) == CholeskyStatus.OK
+    assert kern.sqrt_run(U, Z, A, y, pred, *_sqrt_scratch(m, c)) == CholeskyStatus.OK
     U_ref, Z_ref, pred_ref = ref.sqrt_run(U0, W0, A, y)
     assert_array_equal(pred, pred_ref)
     assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
@@ -124,21 +127,110 @@ def test_sqrt_run_matches_reference_and_ridge(seed):
     assert_array_equal(pred, pred_obls)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("mu", [0.99, 0.8])
+def test_sqrt_forget_run_matches_reference_and_weighted_ridge(seed, mu):
+    """Forgetting folded into the sweep: UᵀU = μⁿK₀ + Σ μ^(n-1-i) aᵢaᵢᵀ and
+    UᵀZ = Σ μ^(n-1-i) aᵢyᵢᵀ (Alg. 2 line 6 on K and S), predictions with the prefix's
+    weights U⁻¹Z."""
+    A, y, U0, W0 = _stream(seed, n=23)
+    m, c = W0.shape
+    U, Z, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
+    beta = np.sqrt(mu)
+    assert kern.sqrt_forget_run(U, Z, A, y, pred, beta, *_sqrt_scratch(m, c)) == 0
+    U_ref, Z_ref, pred_ref = ref.sqrt_run(U0, W0, A, y, mu)
+    assert_array_equal(pred, pred_ref)
+    assert_allclose(np.triu(U), U_ref, rtol=1e-10, atol=1e-12)
+    assert_allclose(Z, Z_ref, rtol=1e-10, atol=1e-12)
+    n = len(y)
+    w = mu ** np.arange(n - 1, -1, -1)
+    K = mu**n * 1e-2 * np.eye(m) + (A * w[:, None]).T @ A
+    S = (A * w[:, None]).T @ np.eye(c)[y]
+    Ut = np.triu(U)
+    assert_allclose(Ut.T @ Ut, K, rtol=1e-12, atol=1e-12 * np.abs(K).max())
+    assert_allclose(Ut.T @ Z, S, rtol=1e-10, atol=1e-12 * np.abs(S).max())
+    # each prediction is argmax of the exponentially weighted ridge weights of the prefix
+    for k in range(1, n):
+        wk = mu ** np.arange(k - 1, -1, -1)
+        Kk = mu**k * 1e-2 * np.eye(m) + (A[:k] * wk[:, None]).T @ A[:k]
+        Wk = np.linalg.solve(Kk, (A[:k] * wk[:, None]).T @ np.eye(c)[y[:k]])
+        scores = A[k] @ Wk
+        top2 = np.sort(scores)[-2:]
+        if top2[1] - top2[0] > 1e-9 * np.abs(scores).max():  # not a near-tie
+            assert pred[k] == np.argmax(scores), k
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sqrt_run_is_sqrt_forget_run_without_forgetting(seed):
+    A, y, U0, W0 = _stream(seed, n=11)
+    m, c = W0.shape
+    out = []
+    for call in ("plain", "beta1"):
+        U, Z, pred = U0.copy(), W0.copy(), np.empty(len(y), dtype=np.int64)
+        if call == "plain":
+            kern.sqrt_run(U, Z, A, y, pred, *_sqrt_scratch(m, c))
+        else:
+            kern.sqrt_forget_run(U, Z, A, y, pred, 1.0, *_sqrt_scratch(m, c))
+        out.append((U, Z, pred))
+    for got, want in zip(out[0], out[1], strict=True):
+        assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("scale", [1.0, 100.0], ids=["unit", "ill-conditioned"])
+def test_sqrt_forget_run_normal_equation_residual_at_tiny_lambda(seed, scale):
+    """λ = 1e-8, μ = 0.9, inputs of rank 5 in m = 15: K = μⁿλI + Σ μ^(n-1-i)aᵢaᵢᵀ keeps
+    10 eigenvalues at μⁿλ (κ ~2e12, and ~4e16 with inputs ×100). Forward errors ≈ u·κ are
+    not asserted; the normal-equation residual ‖K W - S‖ / (‖K‖‖W‖ + ‖S‖) is, at every
+    prefix, against K and S accumulated in extended precision."""
+    n, m, c, lam, mu = 40, 15, 3, 1e-8, 0.9
+    rng = np.random.default_rng(seed)
+    A = scale * rng.random((n, 5)) @ rng.random((5, m))
+    y = rng.integers(0, c, n).astype(np.int64)
+    U, Z = np.sqrt(lam) * np.eye(m), np.zeros((m, c))
+    K = np.longdouble(lam) * np.eye(m, dtype=np.longdouble)
+    S = np.zeros((m, c), dtype=np.longdouble)
+    scratch = _sqrt_scratch(m, c)
+    pred = np.empty(1, dtype=np.int64)
+    worst = 0.0
+    for k in range(n):
+        assert kern.sqrt_forget_run(U, Z, A[k : k + 1], y[k : k + 1], pred, np.sqrt(mu),
+                                    *scratch) == CholeskyStatus.OK
+        a = A[k].astype(np.longdouble)
+        K = np.longdouble(mu) * K + np.outer(a, a)
+        S = np.longdouble(mu) * S
+        S[:, y[k]] += a
+        W = np.linalg.solve(np.triu(U), Z).astype(np.longdouble)
+        num = np.linalg.norm((K @ W - S).astype(np.float64))
+        den = np.linalg.norm(K.astype(np.float64)) * np.linalg.norm(W.astype(np.float64))
+        worst = max(worst, num / (den + np.linalg.norm(S.astype(np.float64))))
+    kappa = np.linalg.cond(K.astype(np.float64))
+    print(f"\nscale={scale:g} seed={seed}: max rho = {worst:.2e}, cond(K_n) = {kappa:.1e}")
+    if scale > 1:
+        assert kappa > 1e12
+    assert worst <= 100 * m * np.finfo(np.float64).eps / 2
+
+
 @pytest.mark.floatpath
 @pytest.mark.parametrize("seed", SEEDS)
-def test_sqrt_run_blocks_of_four_are_bit_identical_to_single_samples(seed):
+@pytest.mark.parametrize("beta", [1.0, np.sqrt(0.95)])
+def test_sqrt_run_passes_of_up_to_four_are_bit_identical_to_single_samples(seed, beta):
+    """Passes of 4, 3, 2 samples do exactly the operations of single-sample sweeps (the
+    same compiled expressions, in the same order), with and without forgetting."""
     A, y, U0, W0 = _stream(seed, n=23, m=37)  # m: a partial row block and column tile
     m, c = W0.shape
     outs = []
-    for step in (23, 1):  # one call (blocks of 4 + remainder) vs one sample per call
+    for step in (23, 1, 2, 3):  # one call (4 × 5 + 3) vs 1-, 2-, 3-sample calls
         U, Z, pred = U0.copy(), W0.copy(), np.empty(23, dtype=np.int64)
-        scratch = [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 12)]
+        scratch = _sqrt_scratch(m, c)
         for s in range(0, 23, step):
             e = min(s + step, 23)
-            assert kern.sqrt_run(U, Z, A[s:e], y[s:e], pred[s:e], *scratch) == CholeskyStatus.OK
+            status = kern.sqrt_forget_run(U, Z, A[s:e], y[s:e], pred[s:e], beta, *scratch)
+            assert status == CholeskyStatus.OK
         outs.append((U, Z, pred))
-    for got, want in zip(outs[0], outs[1], strict=True):
-        assert_array_equal(got, want)
+    for other in outs[1:]:
+        for got, want in zip(outs[0], other, strict=True):
+            assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,7 +1,8 @@
 """Plain-NumPy references of ``streamlearn/kernels/online_bls_loops.py``.
 
 The test-then-train loops over a chunk of broad features (Online-BLS paper, Alg. 1 lines
-5–7, Alg. 2 between refactorisations, the gain-vector and square-root forms), composed
+5–7, Alg. 2 between refactorisations, the gain-vector and square-root forms, the latter
+with and without forgetting), composed
 from the references of :mod:`tests.reference.cholesky_update`. Functions return new
 arrays instead of updating in place.
 """
@@ -72,17 +73,18 @@ def ada_gain_run(U, P, W, A, y, mu):
     return U, P, W, np.array(pred, dtype=np.int64)
 
 
-def sqrt_run(U, Z, A, y):
-    """Square-root information form: rotate ``[aᵀ yᵀ; U Z]`` by the EOUS Givens rotations
-    (the first ``m`` columns decide them); predict with ``Zᵀ U⁻ᵀ a`` before the update.
-    Returns ``(U, Z, predictions)``."""
+def sqrt_run(U, Z, A, y, mu=1.0):
+    """Square-root information form: rotate ``[aᵀ yᵀ; √μU √μZ]`` by the EOUS Givens
+    rotations (the first ``m`` columns decide them); predict with ``Zᵀ U⁻ᵀ a`` before the
+    update. ``μ = 1``: Alg. 1's ridge weights; ``μ < 1``: exponential forgetting (Alg. 2
+    line 6 in the factor). Returns ``(U, Z, predictions)``."""
     U, Z = np.array(U, dtype=np.float64), np.array(Z, dtype=np.float64)
     m, c = Z.shape
     pred = []
     for a, label in zip(A, y, strict=True):
         q = solve_ut(U, a)
         pred.append(argmax_first(Z.T @ q))
-        M = np.hstack([U, Z])  # (m, m + c)
+        M = np.sqrt(mu) * np.hstack([U, Z])  # (m, m + c)
         top = np.concatenate([a, np.eye(c)[label]])
         for i in range(m):
             r = np.hypot(M[i, i], top[i])

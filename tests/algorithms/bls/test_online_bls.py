@@ -18,7 +18,8 @@ from streamlearn.registry import ALGORITHMS
 from tests.reference import online_bls_loops as ref
 
 EXACT_RIDGE = ("online_bls", "online_bls_no_eous", "online_bls_fast", "online_bls_gain")
-ALL = (*EXACT_RIDGE, "online_bls_ada", "online_bls_ada_fast")
+ADA_REFRESH = ("online_bls_ada_gain", "online_bls_ada_fast")  # gain and square-root forms
+ALL = (*EXACT_RIDGE, "online_bls_ada", *ADA_REFRESH)
 SMALL = {"n1": 4, "n2": 3, "n3": 30, "n4": 1}  # m = 42
 U_ROUND = np.finfo(np.float64).eps / 2
 
@@ -248,12 +249,11 @@ def _ada_refresh_direct(A, y, c, lam, mu, T):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize(("mu", "T"), [(0.99, 7), (0.9, 10), (0.9, 1)])
-def test_ada_fast_refresh_matches_its_documented_recursion(seed, mu, T):
+@pytest.mark.parametrize("name", ADA_REFRESH)
+def test_ada_fast_refresh_matches_its_documented_recursion(name, seed, mu, T):
     X, y = _stream(seed, n=60)
     c, lam = 3, 1e-2
-    learner = _make(
-        "online_bls_ada_fast", X.shape[1], c, lam=lam, mu=mu, seed=seed, refresh_every=T
-    )
+    learner = _make(name, X.shape[1], c, lam=lam, mu=mu, seed=seed, refresh_every=T)
     A = learner.features_.transform(X)
     direct = _ada_refresh_direct(A, y, c, lam, mu, T)
     m = A.shape[1]
@@ -269,21 +269,23 @@ def test_ada_fast_refresh_matches_its_documented_recursion(seed, mu, T):
     assert learner.n_refreshes_ == len(y) // T
 
 
-def test_ada_fast_refresh_every_sample_is_algorithm2():
+@pytest.mark.parametrize("name", ADA_REFRESH)
+def test_ada_fast_refresh_every_sample_is_algorithm2(name):
     X, y = _stream(5, n=50)
     a = _make("online_bls_ada", 5, 3, lam=1e-2, mu=0.95, seed=5)
-    b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=0.95, seed=5, refresh_every=1)
+    b = _make(name, 5, 3, lam=1e-2, mu=0.95, seed=5, refresh_every=1)
     for (_, pa), (_, pb) in zip(_run_steps(a, X, y), _run_steps(b, X, y), strict=True):
         assert pa == pb
         assert_allclose(b.W_, a.W_, rtol=1e-9, atol=1e-12 * np.abs(a.W_).max())
 
 
-def test_ada_fast_refresh_regulariser_stays_in_its_band_on_long_streams():
+@pytest.mark.parametrize("name", ADA_REFRESH)
+def test_ada_fast_refresh_regulariser_stays_in_its_band_on_long_streams(name):
     """μ = 0.9 over 3,000 steps: without a reload 0.9^3000 λ underflows to 0; with a
     refresh every 10 steps the regulariser stays in [0.9⁹λ, λ]."""
     rng = np.random.default_rng(0)
     X, y = rng.random((3000, 4)), rng.integers(0, 2, 3000)
-    learner = _make("online_bls_ada_fast", 4, 2, lam=1e-2, mu=0.9, seed=0, refresh_every=10)
+    learner = _make(name, 4, 2, lam=1e-2, mu=0.9, seed=0, refresh_every=10)
     learner.predict_learn_many(X, y)
     U = np.triu(learner.U_)
     P = np.triu(learner.P_) + np.triu(learner.P_, 1).T
@@ -329,6 +331,141 @@ def test_ada_fast_vs_exact_algorithm2_on_a_prefix(mu, regulariser):
     acc = {k: np.mean(v == y) for k, v in out.items()}
     print(f"\nmu={mu} {regulariser}: prediction agreement {agree:.3f}, accuracy {acc}")
     assert agree >= 0.95
+
+
+# --------------------------------------------------------------------------------------
+# online_bls_ada_fast (square-root form) against the gain form and an exact recursion
+# --------------------------------------------------------------------------------------
+
+
+def _refined_solve(K: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """``K⁻¹S`` for extended-precision ``K, S``: a float64 Cholesky solve and four steps of
+    iterative refinement with residuals in extended precision (error ≈ u·κ·u_ext·κ ≪ u·κ
+    for κ ≤ 1e12)."""
+    cf = sl.cho_factor(K.astype(np.float64))
+    W = sl.cho_solve(cf, S.astype(np.float64)).astype(np.longdouble)
+    for _ in range(4):
+        W = W + sl.cho_solve(cf, (S - K @ W).astype(np.float64))
+    return W
+
+
+def _ada_refresh_exact(A, y, c, lam, mu, T):
+    """The recursion of the refresh forms in extended precision, solved at every prefix:
+    between refreshes ``S ← μS + ayᵀ``, ``K = P + μᵗλI``; at every T-th sample
+    ``S ← (μP + λI)W^(k-1) + ayᵀ``, ``K = P + λI``; ``P ← μP + aaᵀ``; ``W = K⁻¹S``
+    (``K W^(k) = K W^(k-1) + a(y - W^(k-1)ᵀa)ᵀ``, Alg. 2 eqs. 9–10). Returns per prefix
+    ``(W, κ(K), scores of the next sample with W)``."""
+    ld = np.longdouble
+    m = A.shape[1]
+    eye = np.eye(m, dtype=ld)
+    P = np.zeros((m, m), dtype=ld)
+    S = np.zeros((m, c), dtype=ld)
+    W = np.zeros((m, c), dtype=ld)
+    t, out = 0, []
+    for k, (a64, label) in enumerate(zip(A, y, strict=True), start=1):
+        a = a64.astype(ld)
+        e = np.zeros(c, dtype=ld)
+        e[label] = 1
+        if k % T == 0:
+            S = (ld(mu) * P + ld(lam) * eye) @ W + np.outer(a, e)
+            t = 0
+        else:
+            S = ld(mu) * S + np.outer(a, e)
+            t += 1
+        P = ld(mu) * P + np.outer(a, a)
+        K = P + ld(mu) ** t * ld(lam) * eye
+        W = _refined_solve(K, S)
+        out.append((W.astype(np.float64), np.linalg.cond(K.astype(np.float64))))
+    return out
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    ("lam", "scale"), [(1e-2, 1.0), (1e-8, 1.0), (1e-8, 3.0)],
+    ids=["lam1e-2", "lam1e-8", "lam1e-8-ill-conditioned"],
+)
+def test_ada_refresh_forms_against_the_exact_recursion_on_every_prefix(lam, scale, seed):
+    """Both refresh forms against the extended-precision recursion after every sample.
+    Bound (stated): forward error ≤ 50·u·κ(K_k) for each (measured ≤ 4.4 for the gain form
+    and ≤ 1.4 for the square-root form, κ up to 1.5e11 at λ = 1e-8 with inputs ×3);
+    predictions equal the exact recursion's argmax wherever its top two scores differ by
+    more than 1e-6 of the largest (so a near-tie may go either way, on any CPU)."""
+    X, y = _stream(seed, n=90, scale=scale)
+    c, mu, T = 3, 0.9, 7
+    learners = {n: _make(n, 5, c, lam=lam, mu=mu, refresh_every=T, seed=seed)
+                for n in ADA_REFRESH}
+    A = learners["online_bls_ada_fast"].features_.transform(X)
+    exact = _ada_refresh_exact(A, y, c, lam, mu, T)
+    W_prev = np.zeros((A.shape[1], c))
+    worst = dict.fromkeys(learners, 0.0)
+    for k in range(len(y)):
+        sc = A[k] @ W_prev
+        top2 = np.sort(sc)[-2:]
+        decided = top2[1] - top2[0] > 1e-6 * max(np.abs(sc).max(), 1e-300)
+        for name, learner in learners.items():
+            p = learner.predict_one(X[k])
+            if decided:
+                assert p == np.argmax(sc), (name, k)
+            learner.learn_one(X[k], y[k])
+        W_prev, kappa = exact[k]
+        for name, learner in learners.items():
+            err = np.linalg.norm(learner.W_ - W_prev) / np.linalg.norm(W_prev)
+            worst[name] = max(worst[name], err / (U_ROUND * kappa))
+    print(f"\nlam={lam:g} x{scale:g} seed={seed}: max err/(u kappa) "
+          + ", ".join(f"{n} {v:.2f}" for n, v in worst.items()))
+    assert max(worst.values()) <= 50
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("mu", "T"), [(0.99, 7), (0.9, 100), (0.95, 1)])
+@pytest.mark.parametrize("rows", [None, 3], ids=["one-dsyrk-per-refresh", "dsyrk-every-3"])
+def test_ada_fast_equals_the_gain_form(seed, mu, T, rows, monkeypatch):
+    """The square-root form and the gain form (online_bls_ada_gain, the previous
+    implementation): same predictions, weights and factor within 1e-9 at λ = 1e-2
+    (κ ~1e4, so u·κ ~1e-12); also when the kept rows are accumulated every 3 samples
+    instead of once per refresh."""
+    if rows is not None:
+        monkeypatch.setattr(obls.OnlineBLSAdaFast, "ROWS", rows)
+    X, y = _stream(seed, n=150)
+    a = _make("online_bls_ada_gain", 5, 3, lam=1e-2, mu=mu, refresh_every=T, seed=seed)
+    b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=mu, refresh_every=T, seed=seed)
+    pa = a.predict_learn_many(X, y)
+    pb = b.predict_learn_many(X, y)
+    assert_array_equal(pa, pb)
+    assert np.linalg.norm(b.W_ - a.W_) <= 1e-9 * np.linalg.norm(a.W_)
+    assert_allclose(np.triu(b.U_), np.triu(a.U_), rtol=1e-9, atol=1e-12)
+    assert_allclose(np.triu(b.P_), np.triu(a.P_), rtol=1e-12, atol=1e-13)
+    assert (b.n_refreshes_, b.since_refresh_) == (a.n_refreshes_, a.since_refresh_)
+
+
+def test_ada_fast_lazy_p_is_the_eager_recursion():
+    """P_ accumulates the kept rows on access without changing the learner: reading it
+    mid-period gives Σ μ^(k-i) aᵢaᵢᵀ, and the run afterwards is bit-identical."""
+    X, y = _stream(3, n=40)
+    mu = 0.9
+    a = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=mu, refresh_every=15, seed=3)
+    b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=mu, refresh_every=15, seed=3)
+    A = a.features_.transform(X)
+    a.predict_learn_many(X[:22], y[:22])
+    P = sum(mu ** (21 - i) * np.outer(A[i], A[i]) for i in range(22))
+    assert a._n_rows == 7  # rows since the refresh at sample 15, not yet in _P
+    assert_allclose(np.triu(a.P_), np.triu(P), rtol=1e-12, atol=1e-14)
+    a.predict_learn_many(X[22:], y[22:])
+    b.predict_learn_many(X, y)
+    assert_array_equal(a.U_, b.U_)
+    assert_array_equal(a.Z_, b.Z_)
+
+
+def test_ada_fast_cyclic_keeps_the_gain_form():
+    X, y = _stream(1, n=40)
+    a = _make("online_bls_ada_gain", 5, 3, lam=1e-2, mu=0.9, regulariser="cyclic", seed=1)
+    b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=0.9, regulariser="cyclic", seed=1)
+    assert_array_equal(a.predict_learn_many(X, y), b.predict_learn_many(X, y))
+    assert_array_equal(a.W_, b.W_)
+    assert not hasattr(b, "Z_")
+    with pytest.raises(AttributeError):
+        b.P_  # noqa: B018
 
 
 def test_ada_cholesky_retry_is_counted():
