@@ -159,6 +159,15 @@ reproduce-fast-ons: install
 	  $(BIN)/streamlearn run configs/fast_ons/$$c.yaml --jobs 1 --skip-missing-data || exit $$?; done
 	$(BIN)/streamlearn tables fast_ons
 
+.PHONY: verify-results
+# Every committed summary.md/.csv and paper table regenerated, in a temporary folder, from
+# the committed run records (the runs.tar.xz of each results folder) and compared byte for
+# byte with the committed file; a difference is named by file and cell. Folders without
+# records are listed, with their cost, in results/records_not_committed.json and reported
+# as unverified (scripts/verify_results.py; README "Auditing a result").
+verify-results: install
+	$(BIN)/python scripts/verify_results.py
+
 .PHONY: check-tables
 # The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,
 # on the same records: smoke records of every config they read (~40 min here), and with
