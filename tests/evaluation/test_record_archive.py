@@ -164,3 +164,17 @@ def test_paper_tables_read_the_archive(tmp_path):
     from_archive = forks.pnk_ridge(tmp_path / "archived")
     assert "not run" not in from_archive
     assert from_archive == forks.pnk_ridge(tmp_path / "files")
+
+
+def test_a_run_beside_an_archive_says_to_pack(folder, tmp_path, capsys):
+    import yaml
+
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "outputs": {"dir": str(folder),
+                                                          "tables": ["markdown"],
+                                                          "plots": []}}))
+    rc, out = run_cli(["run", str(config), "--quiet"], capsys)
+    assert rc == 0, out
+    assert "still holds the earlier records" in " ".join(out.split())
