@@ -12,7 +12,9 @@ and cell (Markdown: section, row, column; CSV: row and column).
 A folder without an archive must be listed in ``records_not_committed.json`` at the top of
 the tree, with the CPU cost of regenerating its records and why they were not: it is then
 reported as unverified ("no records committed (cost: …)"), never silently passed, and a
-folder neither archived nor listed is an error. Plots are not compared.
+folder neither archived nor listed is an error. A folder that planned no run (its data was
+absent) needs no archive: its tables come from experiment.json alone. Plots are not
+compared.
 """
 
 from __future__ import annotations
@@ -220,11 +222,12 @@ def _verify_folder(report: VerifyReport, root: Path, work: Path, rel: str,
     src, dst = root / rel, work / rel
     dst.mkdir(parents=True, exist_ok=True)
     for name in ("experiment.json", record_archive.ARCHIVE_NAME):
-        shutil.copyfile(src / name, dst / name)
+        if (src / name).is_file():
+            shutil.copyfile(src / name, dst / name)
     summary = summarize(dst)
     for p in summary.problems:
         report.errors.append(f"{label}/{rel}: record {p.run_id}: {p.kind}: {p.reason}")
-    if not summary.runs and not summary.failed:
+    if not summary.runs and not summary.failed and summary.manifest["runs"]:
         report.errors.append(f"{label}/{rel}: its archive holds no usable record")
         return
     formats = summary.config["outputs"].get("tables", [])
@@ -235,6 +238,15 @@ def _verify_folder(report: VerifyReport, root: Path, work: Path, rel: str,
         if (src / name).is_file() and not (dst / name).is_file():
             report.differences.append(Difference(f"{label}/{rel}/{name}", "committed, but "
                                                  "the config writes no such table"))
+
+
+def _plans_no_run(folder: Path) -> bool:
+    """True for an experiment that planned no run (every stream's data was absent: its
+    tables hold the paper's values only, rebuilt from experiment.json alone)."""
+    try:
+        return json.loads((folder / "experiment.json").read_text(encoding="utf-8"))["runs"] == []
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _paper_outputs(paper: str) -> Callable[[Path], list[Any]]:
@@ -286,11 +298,12 @@ def verify_results(root: Path, work: Path, folders: list[str] | None = None,
     folders = experiment_folders(root) if folders is None else sorted(folders)
     for rel in folders:
         archived = record_archive.has_archive(root / rel)
-        if archived:
-            report.archives[rel] = record_archive.archive_path(root / rel).stat().st_size
+        if archived or _plans_no_run(root / rel):
+            if archived:
+                report.archives[rel] = record_archive.archive_path(root / rel).stat().st_size
             if rel in listed:
-                report.errors.append(f"{label}/{rel}: has {record_archive.ARCHIVE_NAME} but "
-                                     f"is still listed in {label}/{NOT_COMMITTED}")
+                report.errors.append(f"{label}/{rel}: its tables are verifiable but it is "
+                                     f"still listed in {label}/{NOT_COMMITTED}")
             if progress:
                 progress(f"{label}/{rel}")
             _verify_folder(report, root, work, rel, label)

@@ -126,7 +126,8 @@ def test_a_listed_folder_with_an_archive_is_an_error(tree, tmp_path):
     (tree / NOT_COMMITTED).write_text(json.dumps(
         {"folders": {"slow": {"cpu_hours": 1}, "exp": {"cpu_hours": 1}}}))
     report = verify_results(tree, tmp_path / "work")
-    assert any("results/exp: has runs.tar.xz but is still listed" in e for e in report.errors)
+    assert any("results/exp: its tables are verifiable but it is still listed" in e
+               for e in report.errors)
 
 
 def test_a_changed_record_fails(tree, tmp_path):
@@ -156,3 +157,20 @@ def test_csv_differences_name_row_and_column():
     a = "stream,algorithm,metric,mean\nSEA,A,oca,1\nSEA,B,oca,2\n"
     [d] = csv_differences("s.csv", a, a.replace("B,oca,2", "B,oca,3"))
     assert d.where == "line 3, row (stream=SEA, algorithm=B, metric=oca), column 'mean'"
+
+
+def test_an_experiment_that_planned_no_run_needs_no_archive(tmp_path):
+    """Every stream's data absent (--skip-missing-data): the tables show the paper's values
+    only, and regenerate from experiment.json alone."""
+    results = tmp_path / "results"
+    out = results / "absent"
+    cfg = parse_config({**TINY, "streams": [{"name": "csv", "label": "Gone",
+                                              "params": {"path": str(tmp_path / "no.csv")}}],
+                        "reference": {"source": "paper",
+                                      "values": {"Gone": {"RLS": {"oca": 80.0}}}},
+                        "outputs": {"dir": str(out), "tables": ["markdown", "csv"], "plots": []}})
+    run_experiment(cfg, out, skip_missing_data=True)
+    build_report(out)
+    assert json.loads((out / "experiment.json").read_text())["runs"] == []
+    report = verify_results(results, tmp_path / "work")
+    assert report.ok and len(report.identical) == 2 and not report.unverified, report
