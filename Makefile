@@ -141,10 +141,12 @@ bench: install
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec
-# (Figs. 3, 5) is skipped when its data is absent. Then the tables of results/forks/.
+# (Figs. 3, 5) is skipped when its data is absent. Then the records archives (runs.tar.xz,
+# committed: README "Auditing a result") and the tables of results/forks/.
 reproduce-forks: install
 	@for c in $$(find configs/forks -name '*.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs 1 --skip-missing-data || exit $$?; done
+	$(BIN)/streamlearn records pack results/forks
 	$(BIN)/streamlearn tables forks
 
 # *_full.yaml (the baselines' full protocol, days of CPU) is for a cluster: run it by hand
@@ -152,6 +154,7 @@ reproduce-forks: install
 reproduce-online-bls: install
 	@for c in $$(find configs/online_bls -name '*.yaml' ! -name '*_full.yaml' 2>/dev/null | sort); do \
 	  $(BIN)/streamlearn run $$c --jobs $(JOBS) --skip-missing-data || exit $$?; done
+	$(BIN)/streamlearn records pack results/online_bls
 
 .PHONY: reproduce-ridge-bls
 # Ridge-BLS paper (issue 12): λ calibration on the initial MNIST network, the scaled MNIST
@@ -163,16 +166,28 @@ reproduce-ridge-bls: install
 	$(BIN)/streamlearn run configs/ridge_bls/mnist_tables.yaml --jobs 1
 	$(BIN)/streamlearn run configs/ridge_bls/mnist_na.yaml --jobs 1
 	$(BIN)/streamlearn run configs/ridge_bls/norb_tables.yaml --jobs 1 --skip-missing-data
+	$(BIN)/streamlearn records pack results/ridge_bls
 	$(BIN)/streamlearn tables ridge_bls
 
 .PHONY: reproduce-fast-ons
 # Fast-ONS paper (issue 10): Figs. 2a/2b (stated and reproducing rates), the synthetic
 # stand-ins, Fig. 1a (two tiled speech lengths) and Fig. 1b, then the figures and tables of
-# results/fast_ons/ from the records (streamlearn/reporting/papers/fast_ons.py).
+# results/fast_ons/ from the records (streamlearn/reporting/papers/fast_ons.py), after
+# packing them (runs.tar.xz, committed).
 reproduce-fast-ons: install
 	@for c in fig2a fig2b fig2_synthetic fig1a_n5e5 fig1a_n1e6 fig1b; do \
 	  $(BIN)/streamlearn run configs/fast_ons/$$c.yaml --jobs 1 --skip-missing-data || exit $$?; done
+	$(BIN)/streamlearn records pack results/fast_ons
 	$(BIN)/streamlearn tables fast_ons
+
+.PHONY: verify-results
+# Every committed summary.md/.csv and paper table regenerated, in a temporary folder, from
+# the committed run records (the runs.tar.xz of each results folder) and compared byte for
+# byte with the committed file; a difference is named by file and cell. Folders without
+# records are listed, with their cost, in results/records_not_committed.json and reported
+# as unverified (scripts/verify_results.py; README "Auditing a result").
+verify-results: install
+	$(BIN)/python scripts/verify_results.py
 
 .PHONY: check-tables
 # The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,

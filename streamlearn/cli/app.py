@@ -17,6 +17,7 @@ from streamlearn.cli.check import check
 from streamlearn.cli.compare import compare
 from streamlearn.cli.data import data_app
 from streamlearn.cli.listing import list_
+from streamlearn.cli.records import records_app
 from streamlearn.cli.report import report
 from streamlearn.cli.run import run, validate
 from streamlearn.cli.schema import schema
@@ -62,6 +63,8 @@ app.command()(check)
 app.command()(schema)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
 app.add_typer(tables_app, name="tables", help="A paper's tables and figures, from its records.")
+app.add_typer(records_app, name="records",
+              help="A results folder's run records: pack into runs.tar.xz (committed), unpack.")
 
 
 def _whole_short_help() -> None:

@@ -18,6 +18,9 @@ def report(
 ) -> None:
     """Rebuild tables and plots from the saved run records alone (nothing is re-run).
 
+    The records are those of DIR/runs/, or, when it holds none, those of the archive
+    DIR/runs.tar.xz (a committed results folder; `streamlearn records pack` writes it).
+
     With the CSV tables it also writes curves.csv: every learning curve of every run, one
     row per checkpoint (stream, algorithm, seed, fold, metric, kind, t, value; values in
     display units, as summary.csv), the windowed, faded and held-out ones included.
@@ -37,6 +40,9 @@ def report(
         written.append(write_html(summary, directory, written))
     for table in tables.rich_tables(summary, width=console.width):
         console.print(table)
+    if summary.archive is not None:
+        console.print(f"Records read from {summary.archive} ({len(summary.runs)} usable).",
+                      markup=False, highlight=False, soft_wrap=True)
     for line in status_lines(summary):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     for p in written:

@@ -208,6 +208,7 @@ def run(
     Runs whose record is already complete are skipped, so an interrupted run resumes
     where it stopped. Tables and plots are written to the output directory.
     """
+    from streamlearn.evaluation import record_archive
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
     from streamlearn.reporting.report import build_report, problem_lines, warning_lines
@@ -264,6 +265,12 @@ def run(
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in warning_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    archive = record_archive.archive_path(out_dir)
+    if archive.is_file() and result.n_run:
+        console.print(f"{archive} (the committed records) still holds the "
+                      f"earlier records: `streamlearn records pack {out_dir}` replaces them "
+                      "with those of runs/, which the tables above were built from.",
+                      markup=False, highlight=False, soft_wrap=True)
     if result.failed or summary.failed or summary.problems:
         raise typer.Exit(1)
 

@@ -3,8 +3,8 @@ run records (nothing is re-run).
 
 One sub-command per paper, named as its ``configs/`` and ``results/`` folders and the
 ``--paper`` of ``streamlearn data list``. Each writes only the outputs whose run records
-are all present and names the others: run records are git-ignored, so a fresh clone
-rewrites only what it has rerun and leaves the committed tables as they are.
+are all present (``runs/`` or a folder's committed archive ``runs.tar.xz``) and names the
+others, which keep their committed tables.
 """
 
 from __future__ import annotations

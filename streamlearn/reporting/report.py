@@ -22,8 +22,9 @@ def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
         # committed results of a fresh clone, whose run records are not in git) by empty
         # ones, and a measured result would be lost without a word.
         bad = f" ({len(summary.problems)} unusable)" if summary.problems else ""
+        where = summary.archive or out_dir / "runs"
         raise UserError(
-            f"{out_dir} holds no usable run record{bad} under {out_dir / 'runs'}, so there "
+            f"{out_dir} holds no usable run record{bad} in {where}, so there "
             "is nothing to report; the tables and plots already there were left as they "
             "are. Run `streamlearn run CONFIG --out DIR` first (it writes the records and "
             "the report).")
@@ -52,8 +53,13 @@ def problem_lines(summary: Summary) -> list[str]:
     lines = [f"{len(summary.problems)} record(s) could not be used and are left out of the "
              "tables:"]
     lines += [f"  {p.describe()}" for p in summary.problems]
-    lines.append("Delete these files and run `streamlearn run` with the same config again "
-                 "to recompute them.")
+    if summary.archive is not None:
+        lines.append(f"They come from the archive {summary.archive}: restore it from git, or "
+                     "`streamlearn records unpack` it, recompute those runs with "
+                     "`streamlearn run` and `streamlearn records pack` the folder again.")
+    else:
+        lines.append("Delete these files and run `streamlearn run` with the same config "
+                     "again to recompute them.")
     return lines
 
 

@@ -1,6 +1,7 @@
 """Aggregate saved run records into mean ± SD per (stream, algorithm).
 
-Everything here reads only ``experiment.json`` and ``runs/*.json``; nothing is re-run.
+Everything here reads only ``experiment.json`` and the run records (``runs/*.json``, or
+the archive ``runs.tar.xz`` of a committed results folder); nothing is re-run.
 SD is the sample standard deviation (``ddof=1``) over seeds, 0 for a single run.
 
 Each planned run's record is sorted into one of:
@@ -29,7 +30,7 @@ import pandas as pd
 from streamlearn.base import Metric
 from streamlearn.components import load_all
 from streamlearn.errors import UserError
-from streamlearn.evaluation import records
+from streamlearn.evaluation import record_archive, records
 from streamlearn.reporting.display import (
     DEFAULT_CURVE_AXIS,
     TIMINGS,
@@ -83,6 +84,8 @@ class Summary:
     kinds: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     #: the validation methods and fold counts when records are folds, else None
     folds: dict[str, list[Any]] | None = None
+    #: the archive the records were read from (``runs.tar.xz``); None: ``runs/``
+    archive: Path | None = None
 
     @property
     def config(self) -> dict[str, Any]:
@@ -136,6 +139,11 @@ def _read(path: Path) -> tuple[Any, str | None]:
         return None, None
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
+    return _parse(text)
+
+
+def _parse(text: bytes) -> tuple[Any, str | None]:
+    """(parsed JSON, None) or (None, why ``text`` is not a JSON document)."""
     if not text.strip():
         return None, "is empty"
     try:
@@ -147,6 +155,15 @@ def _read(path: Path) -> tuple[Any, str | None]:
                       f"{exc.colno}; a write was probably cut short)")
     except RecursionError:
         return None, "is not valid JSON (nested too deeply)"
+
+
+def _read_record(source: record_archive.RecordStore, run_id: str) -> tuple[Any, str | None]:
+    """:func:`_read` of a run's record, from ``runs/`` or the archive."""
+    try:
+        text = source.read_bytes(run_id)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    return (None, None) if text is None else _parse(text)
 
 
 def record_problem(rec: dict[str, Any], planned: dict[str, Any],
@@ -235,14 +252,16 @@ def read_manifest(out_dir: Path) -> dict[str, Any]:
 
 def sort_records(out_dir: Path) -> tuple[dict[str, Any], list[dict], list[str], list[dict],
                                          list[RecordProblem], list[str]]:
-    """Read every planned run's record; sort them as the module docstring says."""
+    """Read every planned run's record (from ``runs/``, or from the archive ``runs.tar.xz``
+    when ``runs/`` holds none); sort them as the module docstring says."""
     manifest = read_manifest(out_dir)
     metrics = list(manifest["config"]["metrics"])
+    source = record_archive.store(out_dir)
     ok, missing, failed, problems, stale = [], [], [], [], []
     for run in manifest["runs"]:
         rid = run["run_id"]
-        path = records.record_path(out_dir, rid)
-        rec, why = _read(path)
+        path = source.path(rid)
+        rec, why = _read_record(source, rid)
         if why is not None:
             problems.append(RecordProblem(rid, path, "corrupt", why))
             continue
@@ -378,4 +397,5 @@ def summarize(out_dir: Path) -> Summary:
     table = pd.DataFrame(rows, columns=COLUMNS)
     return Summary(manifest=manifest, runs=runs, missing=missing, table=table, failed=failed,
                    problems=problems, stale=stale, displays=displays, out_dir=out_dir,
-                   kind_keys=kind_keys, kinds=present_kinds(runs), folds=present_folds(runs))
+                   kind_keys=kind_keys, kinds=present_kinds(runs), folds=present_folds(runs),
+                   archive=record_archive.store(out_dir).archive)

@@ -229,4 +229,4 @@ def fig2_stability(res: Path) -> str:
 def outputs(results_dir: Path) -> list[Output]:
     """The files of results/fast_ons/ and the experiment folders each needs."""
     return [Output("fig1_timing.md", fig1_timing, ("fig1a_n5e5", "fig1a_n1e6", "fig1b")),
-            Output("fig2_stability.md", fig2_stability, ("fig2a", "fig2b"))]
+            Output("fig2_stability.md", fig2_stability, ("fig2a", "fig2b"), predictions=True)]

@@ -1,7 +1,8 @@
 """FORKS paper (Wen et al., issue 11): the tables and Fig. 2 of results/forks/ from run records.
 
 Reads ``<results>/<experiment>/<stream>/runs/*.json`` written by ``streamlearn run`` on
-configs/forks/*.yaml and writes, beside the paper's values (Tables 1-3 of Wen et al.):
+configs/forks/*.yaml (or the folder's committed archive ``runs.tar.xz``) and writes,
+beside the paper's values (Tables 1-3 of Wen et al.):
 
 * table1.md        mistake rate mean ± SD (ddof=1), seconds per run, sigma
 * tables2_3.md     adversarial streams
@@ -18,7 +19,6 @@ written only when every experiment it needs has records (see :mod:`.outputs`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from streamlearn.evaluation import record_archive
 from streamlearn.reporting.papers.outputs import Output
 
 ALG = ["RBP", "BPA-S", "Projectron", "BOGD", "FOGD", "NOGD", "SkeGD", "PROS-N-KONS", "FORKS"]
@@ -65,10 +66,10 @@ PAPER23 = {
 
 
 def records(d: Path) -> dict[str, list[dict]]:
-    """Complete, successful records of one experiment directory, by algorithm label."""
+    """Complete, successful records of one experiment directory (``runs/`` or its archive),
+    by algorithm label."""
     out: dict[str, list[dict]] = defaultdict(list)
-    for p in sorted((d / "runs").glob("*.json")) if (d / "runs").is_dir() else []:
-        r = json.loads(p.read_text())
+    for r in record_archive.store(d).records():
         if r.get("status") == "ok" and r.get("complete", True):
             out[r["algorithm"]].append(r)
     return out

@@ -1,19 +1,21 @@
 """The files a paper's table builder writes, and the rule that writes them.
 
-A results folder holds committed tables while its run records (``runs/``) are git-ignored:
-a fresh clone has the tables but not the records. So an output is written only when every
-experiment folder (or input file) it needs is present with run records; the others are
-left as committed, and the caller says which records are missing.
+A results folder holds committed tables and, where they were committed, its run records
+as an archive (``runs.tar.xz``; ``runs/`` itself is git-ignored). So an output is written
+only when every experiment folder (or input file) it needs is present with run records
+(in ``runs/`` or the archive); the others are left as committed, and the caller says
+which records are missing. Saved predictions (``runs/*.pred.npz``) are never archived:
+an output that reads them needs ``runs/``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamlearn.errors import UserError
+from streamlearn.evaluation import record_archive
 
 
 @dataclass(frozen=True)
@@ -22,12 +24,14 @@ class Output:
 
     ``build(results_dir)`` returns the file's text (and may write figures beside it);
     ``needs`` are paths relative to the results folder: experiment folders that must hold
-    at least one complete run record, or input files (a name with a suffix) that must exist.
+    at least one complete run record, or input files (a name with a suffix) that must exist;
+    with ``predictions`` the experiment folders must also hold saved predictions.
     """
 
     name: str
     build: Callable[[Path], str]
     needs: tuple[str, ...]
+    predictions: bool = False
 
 
 @dataclass
@@ -39,28 +43,31 @@ class WriteResult:
 
 
 def has_records(folder: Path) -> bool:
-    """True when ``folder/runs`` holds a complete record of a successful run."""
+    """True when ``folder`` holds a complete record of a successful run (in ``runs/`` or
+    its archive)."""
+    return any(rec.get("status") == "ok" and rec.get("complete", True)
+               for rec in record_archive.store(folder).records())
+
+
+def has_predictions(folder: Path) -> bool:
+    """True when ``folder/runs`` holds saved predictions (``*.pred.npz``)."""
     runs = folder / "runs"
-    if not runs.is_dir():
-        return False
-    for path in sorted(runs.glob("*.json")):
-        try:
-            rec = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("complete", True):
-            return True
-    return False
+    return runs.is_dir() and any(runs.glob("*.pred.npz"))
 
 
 def missing_inputs(results_dir: Path, output: Output) -> list[str]:
-    """The needs of ``output`` that are absent from ``results_dir``."""
+    """The needs of ``output`` that are absent from ``results_dir`` (an experiment folder
+    with records but without the saved predictions it needs: ``<folder> (predictions)``)."""
     missing = []
     for need in output.needs:
         path = results_dir / need
-        present = path.is_file() if path.suffix else has_records(path)
-        if not present:
+        if path.suffix:
+            if not path.is_file():
+                missing.append(need)
+        elif not has_records(path):
             missing.append(need)
+        elif output.predictions and not has_predictions(path):
+            missing.append(f"{need} (predictions)")
     return missing
 
 
@@ -79,6 +86,20 @@ def select(outputs: Iterable[Output], only: Iterable[str] | None) -> list[Output
     return [o for o in outputs if o.name in wanted]
 
 
+def missing_reason(results_dir: Path, missing: list[str]) -> str:
+    """Why an output was not written, from :func:`missing_inputs`."""
+    preds = [str(results_dir / m.removesuffix(" (predictions)")) for m in missing
+             if m.endswith(" (predictions)")]
+    rest = [m for m in missing if not m.endswith(" (predictions)")]
+    folders = [str(results_dir / m) for m in rest if not Path(m).suffix]
+    files = [str(results_dir / m) for m in rest if Path(m).suffix]
+    why = ([f"no run records in {', '.join(folders)}"] if folders else []) + (
+        [f"no file {', '.join(files)}"] if files else []) + (
+        [f"no saved predictions in {', '.join(preds)} (archives hold none: run the "
+         "config)"] if preds else [])
+    return "; ".join(why)
+
+
 def write_outputs(results_dir: Path, outputs: Iterable[Output],
                   report: Callable[[str], None] = print) -> WriteResult:
     """Write each output whose inputs are all present; ``report`` gets one line per output
@@ -88,11 +109,8 @@ def write_outputs(results_dir: Path, outputs: Iterable[Output],
         missing = missing_inputs(results_dir, output)
         if missing:
             result.not_written[output.name] = missing
-            folders = [str(results_dir / m) for m in missing if not Path(m).suffix]
-            files = [str(results_dir / m) for m in missing if Path(m).suffix]
-            why = ([f"no run records in {', '.join(folders)}"] if folders else []) + (
-                [f"no file {', '.join(files)}"] if files else [])
-            report(f"not written: {output.name} ({'; '.join(why)})")
+            why = missing_reason(results_dir, missing)
+            report(f"not written: {output.name} ({why})")
             continue
         path = results_dir / output.name
         path.write_text(output.build(results_dir))

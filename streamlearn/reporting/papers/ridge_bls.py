@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from streamlearn.errors import UserError
+from streamlearn.evaluation import record_archive
 from streamlearn.reporting.papers.outputs import Output
 
 #: MNIST u0 accuracies of the paper's eight λ blocks (Tables II-III), spec §4.1.
@@ -84,12 +85,8 @@ def calibration_md_from_json(results_dir: Path) -> str:
 
 
 def _records(results: Path) -> list[dict[str, Any]]:
-    out = []
-    for p in sorted((results / "runs").glob("*.json")):
-        r = json.loads(p.read_text())
-        if r.get("status") == "ok":
-            out.append(r)
-    return out
+    """The successful records of an experiment folder (``runs/`` or its archive)."""
+    return [r for r in record_archive.store(results).records() if r.get("status") == "ok"]
 
 
 def _algo_of(rec: dict[str, Any]) -> str:
@@ -120,7 +117,7 @@ def tables_md(results: Path, timing_lam: float | None = None) -> str:
     failed)."""
     recs = _records(results)
     if not recs:
-        raise UserError(f"no complete records in {results}/runs")
+        raise UserError(f"no complete records in {record_archive.store(results).origin}")
     paper = paper_values()
     lams = sorted({_lam(r) for r in recs})
     by: dict[tuple[float, str], list[dict[str, Any]]] = {}

@@ -1,0 +1,96 @@
+"""``streamlearn records``: the run records of a results folder, as a committed archive.
+
+``pack`` writes ``DIR/runs.tar.xz`` from ``DIR/runs/`` (deterministic: the same records
+give the same bytes); ``unpack`` writes the archive's records back into ``DIR/runs/``.
+``streamlearn report`` and ``streamlearn tables`` read the archive when ``runs/`` holds no
+record, so a committed results folder can be audited and its tables rebuilt without
+rerunning (``make verify-results``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamlearn.cli._common import console
+
+__all__ = ["records_app"]
+
+records_app = typer.Typer(
+    name="records",
+    help="Pack a results folder's run records into runs.tar.xz (committed), or unpack them.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DirsArgument = Annotated[
+    list[Path],
+    typer.Argument(help="Output directories of `streamlearn run`, or folders above them "
+                   "(every experiment folder below is taken).", show_default=False),
+]
+
+
+def _say(line: str) -> None:
+    console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _experiments(dirs: list[Path], wanted: str) -> list[Path]:
+    """The experiment folders (with an experiment.json) given or below those given; a
+    folder below must hold ``wanted`` ("runs" or the archive) to be taken."""
+    from streamlearn.errors import UserError
+
+    out: list[Path] = []
+    for d in dirs:
+        if (d / "experiment.json").is_file():
+            out.append(d)
+            continue
+        if not d.is_dir():
+            raise UserError(f"{d} is not a directory.")
+        found = sorted(p.parent for p in d.rglob("experiment.json")
+                       if (p.parent / wanted).exists() and "smoke" not in p.parent.parts)
+        if not found:
+            raise UserError(f"{d} holds no experiment folder with {wanted}.")
+        out += found
+    return out
+
+
+@records_app.command("pack", short_help="Write DIR/runs.tar.xz from DIR/runs/.")
+def pack(dirs: DirsArgument) -> None:
+    """Write DIR/runs.tar.xz from the records of DIR/runs/ (those of the runs its
+    experiment.json plans, failed ones included; no predictions), replacing the archive.
+
+    The archive is deterministic (members sorted, fixed times and owners), so packing the
+    same records again gives the same bytes. Commit it; runs/ stays git-ignored.
+    """
+    from streamlearn.evaluation import record_archive
+
+    for d in _experiments(dirs, "runs"):
+        res = record_archive.pack(d)
+        line = f"packed {res.path}: {res.records} record(s), {res.size / 1024:.1f} KiB"
+        if res.unplanned_missing:
+            line += f"; {len(res.unplanned_missing)} planned run(s) have no record"
+        _say(line)
+        preds = [n for n in res.left_out if n.endswith(".pred.npz")]
+        other = [n for n in res.left_out if not n.endswith(".pred.npz")]
+        if preds:
+            _say(f"  left out {len(preds)} prediction file(s) (*.pred.npz): never archived")
+        if other:
+            _say(f"  left out {len(other)} file(s) that are no planned run's record: "
+                 + ", ".join(other[:5]) + (", …" if len(other) > 5 else ""))
+
+
+@records_app.command("unpack", short_help="Write DIR/runs.tar.xz's records into DIR/runs/.")
+def unpack(dirs: DirsArgument) -> None:
+    """Write the records of DIR/runs.tar.xz into DIR/runs/ (e.g. to rerun a few runs:
+    `streamlearn run` then skips the complete ones; `streamlearn records pack` after).
+
+    A record already in runs/ with other bytes is an error, and nothing is written.
+    """
+    from streamlearn.evaluation import record_archive
+
+    for d in _experiments(dirs, record_archive.ARCHIVE_NAME):
+        written, same = record_archive.unpack(d)
+        _say(f"unpacked {record_archive.archive_path(d)}: {len(written)} record(s) written "
+             f"to {d / 'runs'}" + (f", {len(same)} already there" if same else ""))

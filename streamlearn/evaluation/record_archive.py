@@ -1,0 +1,249 @@
+"""The run records of an output directory, from ``runs/`` or from its committed archive.
+
+``streamlearn run`` writes one JSON record per run under ``<out>/runs/``. A results folder
+kept in git holds them instead as one archive, ``<out>/runs.tar.xz`` (:func:`pack`):
+a tar of ``runs/<run_id>.json``, the records of the planned runs byte for byte, without
+predictions (``.pred.npz``). It is deterministic: members sorted by name, mtime 0, owner
+0, mode 0644, a fixed xz preset, so packing the same records twice gives the same bytes
+(with the same liblzma). ``tar xJf runs.tar.xz`` in the folder gives back ``runs/``, as
+:func:`unpack` does.
+
+Readers go through :func:`store`: the records of ``runs/`` when it holds any, else those
+of the archive, so ``streamlearn report`` and the paper tables work on a fresh clone.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import lzma
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamlearn import atomic
+from streamlearn.errors import UserError
+
+ARCHIVE_NAME = "runs.tar.xz"
+#: xz preset: the default level; its 8 MiB dictionary is larger than any archive's tar
+XZ_PRESET = 6 | lzma.PRESET_EXTREME
+_MEMBER_DIR = "runs/"
+_SUFFIX = ".json"
+
+
+def archive_path(out_dir: Path) -> Path:
+    return Path(out_dir) / ARCHIVE_NAME
+
+
+def _runs_dir_has_records(out_dir: Path) -> bool:
+    runs = Path(out_dir) / "runs"
+    return runs.is_dir() and any(runs.glob("*" + _SUFFIX))
+
+
+class ArchiveError(UserError):
+    """An archive that cannot be read (truncated, not xz, not a tar of records)."""
+
+
+@functools.lru_cache(maxsize=8)
+def _read_archive(path: str, mtime_ns: int, size: int) -> dict[str, bytes]:
+    """run_id → record bytes of the archive at ``path`` (cached by mtime and size)."""
+    del mtime_ns, size  # cache key only
+    try:
+        raw = lzma.decompress(Path(path).read_bytes())
+    except (OSError, lzma.LZMAError) as exc:
+        raise ArchiveError(f"{path} cannot be read as an xz archive ({exc}); restore it "
+                           "from git or pack the records again (`streamlearn records "
+                           "pack`).") from None
+    out: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
+            for member in tar:
+                name = member.name
+                if not member.isfile() or not _member_ok(name):
+                    continue
+                fh = tar.extractfile(member)
+                if fh is not None:
+                    out[name[len(_MEMBER_DIR):-len(_SUFFIX)]] = fh.read()
+    except tarfile.TarError as exc:
+        raise ArchiveError(f"{path} is not a tar archive of run records ({exc}).") from None
+    return out
+
+
+def _member_ok(name: str) -> bool:
+    """``runs/<one file name>.json``: nothing outside ``runs/``, no sub-folder."""
+    rest = name[len(_MEMBER_DIR):]
+    return (name.startswith(_MEMBER_DIR) and rest.endswith(_SUFFIX) and "/" not in rest
+            and "\\" not in rest and rest not in ("", _SUFFIX) and not rest.startswith("."))
+
+
+def read_archive(path: Path) -> dict[str, bytes]:
+    """run_id → the record's bytes, for every record of the archive at ``path``."""
+    st = Path(path).stat()
+    return dict(_read_archive(str(path), st.st_mtime_ns, st.st_size))
+
+
+@dataclass(frozen=True)
+class RecordStore:
+    """Where an output directory's records are read from: ``runs/`` or the archive."""
+
+    out_dir: Path
+    archive: Path | None  # None: the records are files under runs/
+
+    @property
+    def origin(self) -> Path:
+        return self.archive if self.archive is not None else self.out_dir / "runs"
+
+    def _members(self) -> dict[str, bytes]:
+        return read_archive(self.archive) if self.archive is not None else {}
+
+    def run_ids(self) -> list[str]:
+        """Every record present, by run id, sorted."""
+        if self.archive is not None:
+            return sorted(self._members())
+        runs = self.out_dir / "runs"
+        if not runs.is_dir():
+            return []
+        return sorted(p.name[:-len(_SUFFIX)] for p in runs.glob("*" + _SUFFIX)
+                      if not p.name.startswith("."))
+
+    def path(self, run_id: str) -> Path:
+        """The record's file, or for an archived one ``<archive>/runs/<run_id>.json`` (for
+        messages: the name a reader finds after ``tar xJf``)."""
+        if self.archive is not None:
+            return self.archive / _MEMBER_DIR / f"{run_id}{_SUFFIX}"
+        return self.out_dir / "runs" / f"{run_id}{_SUFFIX}"
+
+    def read_bytes(self, run_id: str) -> bytes | None:
+        """The record's bytes; None when there is none. A file that exists but cannot be
+        read raises :class:`OSError`."""
+        if self.archive is not None:
+            return self._members().get(run_id)
+        try:
+            return self.path(run_id).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record that parses as a JSON object, in run-id order (unreadable ones are
+        skipped: :mod:`streamlearn.reporting.summary` is the reader that names them)."""
+        out = []
+        for rid in self.run_ids():
+            try:
+                data = self.read_bytes(rid)
+                rec = json.loads(data) if data is not None else None
+            except (OSError, ValueError):
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
+
+
+def store(out_dir: Path) -> RecordStore:
+    """The records of ``out_dir``: ``runs/`` when it holds any record, else the archive
+    when there is one, else the (empty or absent) ``runs/``."""
+    out_dir = Path(out_dir)
+    if not _runs_dir_has_records(out_dir) and archive_path(out_dir).is_file():
+        return RecordStore(out_dir, archive_path(out_dir))
+    return RecordStore(out_dir, None)
+
+
+def has_archive(out_dir: Path) -> bool:
+    return archive_path(out_dir).is_file()
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@dataclass
+class PackResult:
+    """What :func:`pack` wrote: the archive, its record count and size, and the files of
+    ``runs/`` it left out (not a planned run's record; predictions are never packed)."""
+
+    path: Path
+    records: int
+    size: int
+    left_out: list[str] = field(default_factory=list)
+    unplanned_missing: list[str] = field(default_factory=list)
+
+
+def archive_bytes(members: dict[str, bytes]) -> bytes:
+    """The deterministic ``runs.tar.xz`` of ``members`` (run_id → record bytes)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:", format=tarfile.PAX_FORMAT) as tar:
+        for rid in sorted(members):
+            data = members[rid]
+            info = tarfile.TarInfo(f"{_MEMBER_DIR}{rid}{_SUFFIX}")
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = 0o644
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    return lzma.compress(buf.getvalue(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64,
+                         preset=XZ_PRESET)
+
+
+def _planned(out_dir: Path) -> list[str]:
+    try:
+        manifest = json.loads((out_dir / "experiment.json").read_text(encoding="utf-8"))
+        return [str(r["run_id"]) for r in manifest["runs"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UserError(f"{out_dir} has no readable experiment.json with its planned runs; "
+                        "give an output directory of `streamlearn run`.") from None
+
+
+def pack(out_dir: Path) -> PackResult:
+    """Write ``out_dir/runs.tar.xz`` from the records of ``out_dir/runs/``: those of the
+    runs its experiment.json plans (complete or failed, as they are), byte for byte.
+    Replaces an existing archive; ``runs/`` is left as it is."""
+    out_dir = Path(out_dir)
+    planned = _planned(out_dir)
+    runs = out_dir / "runs"
+    if not _runs_dir_has_records(out_dir):
+        raise UserError(f"{runs} holds no run record to pack; run the experiment first "
+                        "(`streamlearn run CONFIG`), or `streamlearn records unpack` the "
+                        "archive to work on its records.")
+    members: dict[str, bytes] = {}
+    for rid in planned:
+        path = runs / f"{rid}{_SUFFIX}"
+        if path.is_file():
+            members[rid] = path.read_bytes()
+    wanted = {f"{rid}{_SUFFIX}" for rid in members}
+    left_out = sorted(p.name for p in runs.iterdir()
+                      if p.is_file() and p.name not in wanted and not p.name.startswith("."))
+    data = archive_bytes(members)
+    path = archive_path(out_dir)
+    atomic.write_bytes(path, data)
+    return PackResult(path, len(members), len(data), left_out,
+                      [rid for rid in planned if rid not in members])
+
+
+def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Write the archive's records into ``out_dir/runs/``: (written, already there with the
+    same bytes). A file of ``runs/`` with other bytes is not overwritten: that is an
+    error naming them, before anything is written."""
+    out_dir = Path(out_dir)
+    path = archive_path(out_dir)
+    if not path.is_file():
+        raise UserError(f"{out_dir} has no {ARCHIVE_NAME} to unpack.")
+    members = read_archive(path)
+    runs = out_dir / "runs"
+    clash = [runs / f"{rid}{_SUFFIX}" for rid, data in sorted(members.items())
+             if (runs / f"{rid}{_SUFFIX}").is_file()
+             and (runs / f"{rid}{_SUFFIX}").read_bytes() != data]
+    if clash:
+        shown = ", ".join(str(p) for p in clash[:5]) + (", …" if len(clash) > 5 else "")
+        raise UserError(f"{len(clash)} record(s) of {runs} differ from those of {path} and "
+                        f"were left as they are: {shown}. Move runs/ away (or pack it) first.")
+    written, same = [], []
+    runs.mkdir(parents=True, exist_ok=True)
+    for rid, data in sorted(members.items()):
+        dest = runs / f"{rid}{_SUFFIX}"
+        if dest.is_file():
+            same.append(dest)
+            continue
+        atomic.write_bytes(dest, data)
+        written.append(dest)
+    return written, same

@@ -1,0 +1,180 @@
+"""The records archive of a results folder (``runs.tar.xz``): deterministic bytes, the
+records byte for byte, ``streamlearn report`` and the paper tables from the archive alone,
+``unpack`` back to ``runs/``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from streamlearn.config import parse_config
+from streamlearn.evaluation import record_archive
+from streamlearn.evaluation.runner import run_experiment
+from streamlearn.reporting.papers import forks
+from streamlearn.reporting.report import build_report
+from tests.cli_helpers import run_cli
+
+TINY = {
+    "name": "tiny",
+    "repeats": 2,
+    "streams": [{"name": "sea", "label": "SEA", "max_samples": 200}],
+    "algorithms": [{"name": "perceptron", "label": "Perceptron"},
+                   {"name": "rls", "label": "RLS", "params": {"lam": 1.0}}],
+    "metrics": ["oca", "mcc"],
+    "evaluation": {"checkpoints": 5},
+    "reference": {"source": "paper", "values": {"SEA": {"RLS": {"oca": 80.0}}}},
+}
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tiny") / "out"
+    cfg = parse_config({**TINY, "outputs": {"dir": str(out), "tables": ["markdown", "csv"],
+                                             "plots": []}})
+    assert not run_experiment(cfg, out).failed
+    build_report(out)
+    return out
+
+
+@pytest.fixture
+def folder(experiment, tmp_path) -> Path:
+    dst = tmp_path / "out"
+    shutil.copytree(experiment, dst)
+    return dst
+
+
+def test_pack_is_deterministic_and_keeps_the_records_byte_for_byte(folder, capsys):
+    rc, out = run_cli(["records", "pack", str(folder)], capsys)
+    assert rc == 0, out
+    archive = folder / "runs.tar.xz"
+    first = archive.read_bytes()
+    assert "4 record(s)" in out
+    # the same records, written again later (other mtimes): the same bytes
+    for p in (folder / "runs").glob("*.json"):
+        os.utime(p, (1e9, 1e9))
+    (folder / "runs" / "x.pred.npz").write_bytes(b"not archived")
+    rc, out = run_cli(["records", "pack", str(folder)], capsys)
+    assert rc == 0 and archive.read_bytes() == first
+    assert "left out 1 prediction file(s)" in out
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        assert [m.name for m in members] == sorted(
+            f"runs/{p.name}" for p in (folder / "runs").glob("*.json"))
+        assert {(m.mtime, m.uid, m.gid, m.mode) for m in members} == {(0, 0, 0, 0o644)}
+        for m in members:
+            fh = tar.extractfile(m)
+            assert fh is not None
+            assert fh.read() == (folder / m.name).read_bytes()
+
+
+def test_report_works_from_the_archive_alone(folder, capsys):
+    committed = {n: (folder / n).read_text() for n in ("summary.md", "summary.csv")}
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    for n in committed:
+        (folder / n).unlink()
+    rc, out = run_cli(["report", str(folder)], capsys)
+    assert rc == 0, out
+    assert "Records read from" in out and "runs.tar.xz (4 usable)" in " ".join(out.split())
+    for n, text in committed.items():
+        assert (folder / n).read_text() == text, n
+    assert not (folder / "runs").exists()  # reading does not unpack
+
+
+def test_runs_dir_comes_before_the_archive(folder, capsys):
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    victim = next((folder / "runs").glob("SEA__RLS__seed0.json"))
+    rec = json.loads(victim.read_text())
+    rec["metrics"]["oca"] = 0.5
+    victim.write_text(json.dumps(rec))
+    rc, out = run_cli(["report", str(folder)], capsys)
+    assert rc == 0 and "Records read from" not in out
+    assert record_archive.store(folder).archive is None
+
+
+def test_unpack_restores_runs_and_refuses_to_overwrite(folder, capsys):
+    original = {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")}
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    rc, out = run_cli(["records", "unpack", str(folder)], capsys)
+    assert rc == 0, out
+    assert {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")} == original
+    (folder / "runs" / "SEA__RLS__seed1.json").write_text("{}")
+    rc, out = run_cli(["records", "unpack", str(folder)], capsys)
+    assert rc == 2 and "SEA__RLS__seed1.json" in out.replace("\n", "")
+    assert (folder / "runs" / "SEA__RLS__seed1.json").read_text() == "{}"
+
+
+def test_a_folder_above_packs_every_experiment_below(folder, tmp_path, capsys):
+    other = tmp_path / "tree" / "b"
+    shutil.copytree(folder, tmp_path / "tree" / "a")
+    shutil.copytree(folder, other)
+    rc, out = run_cli(["records", "pack", str(tmp_path / "tree")], capsys)
+    assert rc == 0, out
+    assert (tmp_path / "tree" / "a" / "runs.tar.xz").is_file()
+    assert (other / "runs.tar.xz").read_bytes() == (
+        tmp_path / "tree" / "a" / "runs.tar.xz").read_bytes()
+
+
+def test_a_damaged_archive_is_named(folder, capsys):
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    data = (folder / "runs.tar.xz").read_bytes()
+    (folder / "runs.tar.xz").write_bytes(data[: len(data) // 2])
+    rc, out = run_cli(["report", str(folder)], capsys)
+    assert rc == 2
+    assert "runs.tar.xz cannot be read as an xz archive" in " ".join(out.split())
+
+
+def test_archive_members_outside_runs_are_ignored(tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
+        for name in ("../evil.json", "runs/sub/x.json", "runs/ok.json", "other/y.json"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"{}"))
+    (tmp_path / "runs.tar.xz").write_bytes(buf.getvalue())
+    assert list(record_archive.read_archive(tmp_path / "runs.tar.xz")) == ["ok"]
+
+
+def test_paper_tables_read_the_archive(tmp_path):
+    """A paper builder (FORKS pnk_ridge.md) gives the same text from archives as from runs/."""
+    for ds in forks.DS:
+        members = {}
+        for r in forks.PNK_RIDGE:
+            for seed, rate in enumerate((0.30, 0.32)):
+                members[f"PROS-N-KONS-ridge-{r}__{seed}"] = json.dumps({
+                    "status": "ok", "complete": True, "algorithm": f"PROS-N-KONS ridge={r}",
+                    "learner": "PROSNKONS(ridge=1, sigma=128.0)",
+                    "metrics": {"mistake_rate": rate}, "timing": {"total_seconds": 0.5},
+                    "learner_counters": {"n_sv_": 40 + seed}}).encode()
+        d = tmp_path / "archived" / "pnk_ridge" / ds
+        d.mkdir(parents=True)
+        (d / "runs.tar.xz").write_bytes(record_archive.archive_bytes(members))
+        runs = tmp_path / "files" / "pnk_ridge" / ds / "runs"
+        runs.mkdir(parents=True)
+        for rid, data in members.items():
+            (runs / f"{rid}.json").write_bytes(data)
+    from_archive = forks.pnk_ridge(tmp_path / "archived")
+    assert "not run" not in from_archive
+    assert from_archive == forks.pnk_ridge(tmp_path / "files")
+
+
+def test_a_run_beside_an_archive_says_to_pack(folder, tmp_path, capsys):
+    import yaml
+
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "outputs": {"dir": str(folder),
+                                                          "tables": ["markdown"],
+                                                          "plots": []}}))
+    rc, out = run_cli(["run", str(config), "--quiet"], capsys)
+    assert rc == 0, out
+    assert "still holds the earlier records" in " ".join(out.split())
