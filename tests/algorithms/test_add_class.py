@@ -17,6 +17,10 @@ GROWS = ["online_bls", "online_bls_gain", "online_bls_fast", "online_bls_ada",
 #: column depends on the number of columns: a grown learner would not be bit-identical
 #: to one given every class, so they refuse (give them the classes up front)
 REFUSES = ["ibls", "ribls", "bls_cil"]
+#: grow exactly in exact arithmetic, but W = U⁻¹Z is formed by a row solve and, at each
+#: refresh, a BLAS dtrsm whose rounding of a column depends on the number of columns: the
+#: grown learner is within a stated bound of the full one (same predictions here)
+WITHIN_ROUNDING = {"online_bls_ada_fast": 1e-12}
 
 
 def _stream(n: int = 240, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
@@ -49,13 +53,15 @@ def test_grown_learner_equals_one_reset_with_every_class(name: str) -> None:
             p_full, p_grown = full.predict_one(X[i]), grown.predict_one(X[i])
             s_full, s_grown = full.predict_scores_one(X[i]), grown.predict_scores_one(X[i])
             c = grown.n_classes_
-            assert np.array_equal(s_full[:c], s_grown), (name, params, i)
+            rtol = WITHIN_ROUNDING.get(name, 0.0)
+            np.testing.assert_allclose(s_grown, s_full[:c], rtol=rtol, atol=rtol,
+                                       err_msg=f"{name} {params} {i}")
             assert not s_full[c:].any()  # the unseen classes score exactly 0
             if i > 90:  # every class has appeared
                 assert p_full == p_grown, (name, params, i)
             full.learn_one(X[i], int(y[i]))
             grown.learn_one(X[i], int(y[i]))
-            np.testing.assert_array_equal(full.W_[:, :c], grown.W_)
+            np.testing.assert_allclose(grown.W_, full.W_[:, :c], rtol=rtol, atol=rtol)
             assert not full.W_[:, c:].any()
 
 

@@ -33,7 +33,7 @@ from scipy.linalg.blas import dsyrk, dtrmm, dtrsm
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier, with_zero_column
 from streamlearn.algorithms.linalg import cholesky_upper
 from streamlearn.errors import UserError
-from streamlearn.kernels.broad_features import scores
+from streamlearn.kernels.broad_features import argmax_first, scores
 from streamlearn.kernels.cholesky_update import (
     CholeskyStatus,
     decay_add_outer,
@@ -493,7 +493,7 @@ class OnlineBLSFast(_ChunkedBLS):
         # the new class's column of Z = U⁻ᵀ Aᵀ Y is zero, and rotations keep it zero
         self.Z_ = with_zero_column(self.Z_)
         self._yh = np.empty(c)
-        self._t = np.empty(c + 12)
+        self._t = np.empty(c + 20)
 
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:
@@ -612,12 +612,25 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         self._v = np.empty(m)
         self._XT = np.empty((c, m))
 
+    def _grow_state(self, c: int) -> None:
+        if self.regulariser == "cyclic":
+            super()._grow_state(c)
+            return
+        # the new class's column of Z = U⁻ᵀS is zero (Sⱼ = Σ μ^(k-i) aᵢ yᵢⱼ = 0); the
+        # rotations keep it zero, and so does the refresh (Wⱼ = 0, yⱼ - ŷⱼ = 0)
+        self.Z_ = with_zero_column(self.Z_)
+        self._yh = np.empty(c)
+        self._t = np.empty(c + 20)
+        self._r = np.empty(c)
+        self._XT = np.empty((c, self.U_.shape[0]))
+
     # ---- derived state ---------------------------------------------------------------
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:
         if self.regulariser == "cyclic":
             return self._W
-        XT = np.ascontiguousarray(self.Z_.T)
+        # a copy: with one class Z_.T is C-contiguous and would be solved in place
+        XT = self.Z_.T.copy()
         _raise_status(self, solve_u_rows(self.U_, XT))
         return XT.T.copy()
 
