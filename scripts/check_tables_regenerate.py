@@ -1,7 +1,8 @@
 """Check that the table builders of this checkout write what the old ones wrote.
 
-The committed tables of results/ are built from run records, which are not committed. This
-script makes the records, runs the OLD builders (a checkout of ``--base``, by default commit
+The committed tables of results/ are built from run records (committed, where they are, as
+runs.tar.xz: ``make verify-results`` rebuilds those tables from them). This script makes the
+records afresh, runs the OLD builders (a checkout of ``--base``, by default commit
 b47c2c8, the layout before issue 22) and the NEW ones (``streamlearn tables ...`` of this
 checkout) on copies of the same records, and compares every file they write: text byte for
 byte, PNG images pixel for pixel when their bytes differ (matplotlib metadata). It also

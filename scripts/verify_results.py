@@ -6,7 +6,9 @@ summaries (summary.md, summary.csv) are rebuilt in a scratch folder from the arc
 alone; then the paper tables (``streamlearn tables forks|fast_ons|ridge_bls``) whose
 records are all archived. Each is compared byte for byte with the committed file, and a
 difference is named by file and cell. Folders without records must be listed, with their
-CPU cost, in results/records_not_committed.json; they are reported as unverified.
+CPU cost, in results/records_not_committed.json; they are reported as unverified. The
+tables are rebuilt with an empty data directory, so nothing but committed files (records,
+manifests, the builders' committed inputs) can enter them.
 
     python scripts/verify_results.py [--results results] [--work DIR] [--keep]
 
@@ -16,6 +18,7 @@ Exit code 0: every covered file regenerated unchanged; 1: a difference or an err
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -48,6 +51,9 @@ def main() -> int:
     start = time.perf_counter()
     root = args.results.resolve()
     with tempfile.TemporaryDirectory(prefix="verify-results-") as tmp:
+        (Path(tmp) / "no-data").mkdir()
+        os.environ["STREAMLEARN_DATA"] = str(Path(tmp) / "no-data")  # records only
+        os.environ.pop("STREAMLEARN_AUTO_DOWNLOAD", None)
         work = args.work.resolve() if args.work else Path(tmp) / "results"
         report = verify_results(root, work, committed_folders(root),
                                 progress=lambda s: print(f"  {s}", flush=True))

@@ -157,6 +157,8 @@ def test_csv_differences_name_row_and_column():
     a = "stream,algorithm,metric,mean\nSEA,A,oca,1\nSEA,B,oca,2\n"
     [d] = csv_differences("s.csv", a, a.replace("B,oca,2", "B,oca,3"))
     assert d.where == "line 3, row (stream=SEA, algorithm=B, metric=oca), column 'mean'"
+    changed = csv_differences("s.csv", a, a.replace("metric,mean", "metric,mean,unit"))
+    assert [d.where for d in changed] == ["line 1: the columns differ"]
 
 
 def test_an_experiment_that_planned_no_run_needs_no_archive(tmp_path):

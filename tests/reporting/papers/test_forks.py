@@ -131,3 +131,12 @@ def test_table1_section_and_regret_are_fixed(tmp_path, monkeypatch):
     assert "Minority class: 30.000 % of the stream" in text
     assert "## svmguide3\n\nnot run here\n" in text
     assert "| german | — | — | — | — | — | — | — | — | 0.600 ± 0.141 |" in text
+
+
+@pytest.mark.datasets
+def test_minority_shares_are_those_of_the_data_files(data_dir, monkeypatch):
+    """table1.md prints forks.MINORITY (so that it regenerates from the records alone);
+    it must be the minority-class share of each data file."""
+    monkeypatch.setenv("STREAMLEARN_DATA", str(data_dir))
+    for ds, share in forks.MINORITY.items():
+        assert forks.minority_of_data(ds) == pytest.approx(share, abs=5e-7), ds
