@@ -64,7 +64,7 @@ app.command()(schema)
 app.add_typer(data_app, name="data", help="Real datasets: list, info, verify, fetch.")
 app.add_typer(tables_app, name="tables", help="A paper's tables and figures, from its records.")
 app.add_typer(records_app, name="records",
-              help="A results folder's run records: pack into runs.tar.xz (committed), unpack.")
+              help="Run records: pack into the archive, unpack.")
 
 
 def _whole_short_help() -> None:

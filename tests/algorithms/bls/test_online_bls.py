@@ -11,6 +11,7 @@ import scipy.linalg as sl
 from numpy.testing import assert_allclose, assert_array_equal
 
 import streamlearn.algorithms.bls.online_bls as obls
+import streamlearn.algorithms.bls.online_bls_ada as obls_ada
 from streamlearn.algorithms.bls.broad_learning import BroadFeatureMap
 from streamlearn.errors import UserError
 from streamlearn.kernels.cholesky_update import chol_update, chol_update_unit
@@ -426,7 +427,7 @@ def test_ada_fast_equals_the_gain_form(seed, mu, T, rows, monkeypatch):
     (κ ~1e4, so u·κ ~1e-12); also when the kept rows are accumulated every 3 samples
     instead of once per refresh."""
     if rows is not None:
-        monkeypatch.setattr(obls.OnlineBLSAdaFast, "ROWS", rows)
+        monkeypatch.setattr(obls_ada.OnlineBLSAdaFast, "ROWS", rows)
     X, y = _stream(seed, n=150)
     a = _make("online_bls_ada_gain", 5, 3, lam=1e-2, mu=mu, refresh_every=T, seed=seed)
     b = _make("online_bls_ada_fast", 5, 3, lam=1e-2, mu=mu, refresh_every=T, seed=seed)
