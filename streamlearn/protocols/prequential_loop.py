@@ -271,7 +271,8 @@ def run_prequential(
             y_pred[lo:lo + stop - start] = preds
             if scores is not None:
                 scores[start:stop] = score_list
-            ts = np.array(stamps)  # start, then (after predict, after learn) per sample
+            # start, then (after predict, after learn) per sample
+            ts = np.fromiter(stamps, dtype=np.float64, count=len(stamps))
             begin, mid, end = ts[0:-1:2], ts[1::2], ts[2::2]
             per_sample[start:stop] = end - begin
             c_pred = float(np.sum(mid - begin))
