@@ -15,6 +15,12 @@ reported as unverified ("no records committed (cost: …)"), never silently pass
 folder neither archived nor listed is an error. A folder that planned no run (its data was
 absent) needs no archive: its tables come from experiment.json alone. Plots are not
 compared.
+
+Each paper's README opens with its account line (cells within tolerance, outside with a
+measured or an asserted cause, not run; :mod:`streamlearn.reporting.papers.accounts`):
+:func:`verify_accounts` recomputes it from the committed tables and misses.json and reports
+a README line that differs, or a misses.json key that names no cell outside tolerance, as
+a difference.
 """
 
 from __future__ import annotations
@@ -287,6 +293,35 @@ def _verify_paper(report: VerifyReport, root: Path, work: Path, paper: str,
         _compare(report, name, src / output.name, output.build(dst))
 
 
+def verify_accounts(report: VerifyReport, root: Path, paper: str, label: str) -> None:
+    """The account line of ``root/paper/README.md`` against the one the committed tables
+    give, and each key of its misses.json against the cells outside tolerance (a stale
+    key, an unknown cause or a heading the README lacks is a difference)."""
+    from streamlearn.reporting.papers import accounts
+
+    folder = root / paper
+    readme, name = folder / "README.md", f"{label}/{paper}/README.md"
+    account = accounts.compute_account(folder, paper)
+    line, committed = accounts.account_line(account), accounts.readme_account(readme)
+    if committed != line:
+        report.differences.append(Difference(name, "line 3, the account line (python -m "
+                                             "streamlearn.reporting.papers.accounts)",
+                                             committed, line))
+    else:
+        report.identical.append(f"{name} (account line)")
+    misses, headings = f"{label}/{paper}/{accounts.MISSES}", accounts.readme_headings(readme)
+    for key in account.stale_keys():
+        report.differences.append(Difference(misses, f"key {key!r}: no cell outside "
+                                             "tolerance has this key"))
+    for key, entry in account.misses.items():
+        if entry.get("cause") not in accounts.CAUSES:
+            report.differences.append(Difference(misses, f"key {key!r}: cause is not one of "
+                                                 f"{accounts.CAUSES}", entry.get("cause")))
+        if entry.get("where") not in headings:
+            report.differences.append(Difference(misses, f"key {key!r}: {name} has no "
+                                                 "heading", entry.get("where")))
+
+
 def verify_results(root: Path, work: Path, folders: list[str] | None = None,
                    progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Regenerate, in the scratch folder ``work``, every summary of the experiment
@@ -324,6 +359,11 @@ def verify_results(root: Path, work: Path, folders: list[str] | None = None,
             if progress:
                 progress(f"{label}/{paper}: paper tables")
             _verify_paper(report, root, work, paper, label)
+    from streamlearn.reporting.papers.accounts import SPECS
+
+    for paper in SPECS:
+        if (root / paper / "README.md").is_file():
+            verify_accounts(report, root, paper, label)
     return report
 
 
