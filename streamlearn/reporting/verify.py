@@ -29,7 +29,6 @@ import csv
 import difflib
 import io
 import json
-import re
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -37,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from streamlearn.evaluation import record_archive
+from streamlearn.reporting.markdown_table import md_context as _md_context
+from streamlearn.reporting.markdown_table import row_cells as _cells
 
 #: the list of experiment folders whose records are not committed, at the tree's top
 NOT_COMMITTED = "records_not_committed.json"
@@ -78,35 +79,6 @@ class VerifyReport:
 
 
 # ------------------------------------------------------------------------ differences
-
-
-def _cells(line: str) -> list[str] | None:
-    """The cells of a Markdown table row, or None when ``line`` is not one."""
-    s = line.strip()
-    if not (s.startswith("|") and s.endswith("|") and len(s) > 1):
-        return None
-    return [c.strip() for c in s[1:-1].split("|")]
-
-
-def _is_rule(cells: list[str] | None) -> bool:
-    return bool(cells) and all(re.fullmatch(r":?-{3,}:?", c) for c in cells or [])
-
-
-def _md_context(lines: list[str]) -> list[tuple[str | None, list[str] | None]]:
-    """For each line: the section heading above it and the header of its table."""
-    out: list[tuple[str | None, list[str] | None]] = []
-    section: str | None = None
-    header: list[str] | None = None
-    for i, line in enumerate(lines):
-        if line.startswith("#"):
-            section, header = line.lstrip("#").strip(), None
-        cells = _cells(line)
-        if cells is None:
-            header = None
-        elif header is None and i + 1 < len(lines) and _is_rule(_cells(lines[i + 1])):
-            header = cells
-        out.append((section, header))
-    return out
 
 
 def _md_line_diffs(file: str, i: int, old: str, new: str,

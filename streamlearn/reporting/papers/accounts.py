@@ -47,8 +47,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from streamlearn.reporting.markdown_table import is_rule, md_context, row_cells
 from streamlearn.reporting.summary import COLUMNS
-from streamlearn.reporting.verify import _cells, _is_rule, _md_context
 
 #: the account line's opening (the README's first paragraph after its title)
 PREFIX = "**Account (make verify-results checks this line):**"
@@ -211,9 +211,9 @@ def _markdown_cells(path: Path, rel: str, spec: Tables, tol: float) -> list[Cell
     lines = path.read_text(encoding="utf-8").split("\n")
     out: list[Cell] = []
     ours_rows: dict[str, list[str]] = {}
-    for line, (section, header) in zip(lines, _md_context(lines), strict=True):
-        cells = _cells(line)
-        if cells is None or header is None or cells == header or _is_rule(cells):
+    for line, (section, header) in zip(lines, md_context(lines), strict=True):
+        cells = row_cells(line)
+        if cells is None or header is None or cells == header or is_rule(cells):
             ours_rows = {} if cells is None else ours_rows
             continue
         table, alg = section or "", cells[0]
