@@ -7,9 +7,12 @@ measured value is *not run*, with the reason the results give. ``results/<paper>
 says, for each cell outside tolerance, whether the README *measures* its cause (points to
 a run that isolates it: a sweep, an ablation, a rerun with the switch flipped) or only
 *asserts* it, and under which README heading; a cell outside tolerance that it does not
-list has no stated cause. :func:`account_line` renders the counts as the first paragraph
-of the README, and ``make verify-results`` (:mod:`streamlearn.reporting.verify`) checks
-that line, the keys of misses.json and their headings against the committed tables.
+list has no stated cause (a cause counts as measured when the run the README points to
+moves the cell at least half-way to the paper's value; one named without such a run, or
+with one that moves the cell less, is asserted). :func:`account_line` renders the counts
+as the first paragraph of the README, and ``make verify-results``
+(:mod:`streamlearn.reporting.verify`) checks that line, the keys of misses.json and their
+headings against the committed tables.
 
 Which tables count (:data:`SPECS`, the one place this is decided): the tables in which
 each README puts the paper's headline numbers beside ours, not the sensitivity and side
@@ -188,8 +191,11 @@ def _summary_cells(path: Path, rel: str, spec: Tables,
         not_run = json.loads(manifest.read_text(encoding="utf-8")).get("not_run") or {}
     out = []
     with path.open(encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            assert set(row) <= set(COLUMNS), f"{path}: unknown columns"
+        reader = csv.DictReader(f)
+        lacking = set(COLUMNS[:9]) - set(reader.fieldnames or [])
+        if lacking:
+            raise ValueError(f"{path}: not a summary.csv (no column {sorted(lacking)})")
+        for row in reader:
             metric, paper = row["metric"], _number(row["paper"] or "")
             if metric not in tolerance or paper is None:
                 continue
