@@ -113,14 +113,18 @@ class OutputsConfig:
     tables: tuple[str, ...] = ("markdown", "csv")
     plots: tuple[str, ...] = ("learning_curve", "time")
     curve_metric: str = "oce"
+    cpu_time: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "dir": self.dir,
             "tables": list(self.tables),
             "plots": list(self.plots),
             "curve_metric": self.curve_metric,
         }
+        if self.cpu_time:  # only when asked: older experiment.json files stay equal
+            out["cpu_time"] = True
+        return out
 
 
 @dataclass(frozen=True)

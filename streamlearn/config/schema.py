@@ -161,6 +161,9 @@ OUTPUTS = Section(
             computed="learning_curve and time, and sweep when an entry sweeps"),
         Key("curve_metric", Choice(table="metrics"), "The metric of the learning-curve "
             "plot.", computed="the protocol's"),
+        Key("cpu_time", Boolean(), "Also tabulate each timed run's process CPU time: CPU "
+            "µs per sample and samples per CPU-second (what a cluster bills; other jobs "
+            "on the machine change it less than the wall-clock times).", default=False),
     ),
 )
 

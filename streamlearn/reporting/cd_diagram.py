@@ -13,9 +13,9 @@ file of a comparison only once all of them could be made.
 
 from __future__ import annotations
 
-import io
 from typing import TYPE_CHECKING
 
+from streamlearn.reporting.figures import figure_bytes
 from streamlearn.reporting.plots import _plain_text, _pyplot
 
 if TYPE_CHECKING:
@@ -74,9 +74,6 @@ def draw(comparison: Comparison) -> tuple[bytes, bytes]:
     test = "Wilcoxon–Holm" if grouping_test(comparison) == "wilcoxon-holm" else "Nemenyi"
     ax.set_title(f"{t.label}: average rank over {len(t.streams)} streams ({test}, "
                  f"α = {comparison.alpha:g})", fontsize=10)
-    svg, png = io.BytesIO(), io.BytesIO()
-    # no date in the SVG: the same comparison gives the same file
-    fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
-    fig.savefig(png, format="png", dpi=120, bbox_inches="tight")
+    png, svg = figure_bytes(fig)  # no date in the SVG: same comparison, same file
     plt.close(fig)
-    return svg.getvalue(), png.getvalue()
+    return svg, png

@@ -70,24 +70,30 @@ def metric_display(name: str, info: dict[str, Any] | None = None) -> type[Metric
 
 
 class TimingDisplay:
-    """Per-sample times in µs: two decimals."""
+    """Per-sample times in µs: two decimals (a rate such as samples per CPU-second:
+    ``decimals=0``)."""
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, unit: str = "µs", decimals: int = 2) -> None:
         self.label = label
-        self.unit = "µs"
+        self.unit = unit
+        self.decimals = decimals
 
     def axis_label(self) -> str:
         return self.label
 
-    @staticmethod
-    def format(value: float) -> str:
+    def format(self, value: float) -> str:
         if value is None or not math.isfinite(value):
             return "—"
-        return f"{value:.2f}"
+        return f"{value:.{self.decimals}f}"
 
 
 TIMINGS = {"us_per_sample": TimingDisplay("µs/sample"),
-           "us_per_update": TimingDisplay("µs/update")}
+           "us_per_update": TimingDisplay("µs/update"),
+           # the process CPU time of the whole timed run, learner and evaluation
+           # (``outputs.cpu_time``), per sample
+           "cpu_us_per_sample": TimingDisplay("CPU µs/sample"),
+           "samples_per_cpu_second": TimingDisplay("samples/CPU-s", unit="1/s",
+                                                   decimals=0)}
 
 
 def fmt_mean_sd(m: Any, mean: float, sd: float, n: int) -> str:

@@ -10,7 +10,6 @@ Labels are plain text: ``$`` in a label is a dollar sign, not the start of matht
 from __future__ import annotations
 
 import functools
-import io
 import math
 import numbers
 import re
@@ -21,8 +20,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.file_names import slug
+from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.kinds import KINDS, record_curve
 from streamlearn.reporting.summary import Summary
 
@@ -68,9 +67,7 @@ def _legend_outside(ax: Any) -> None:
 
 
 def _save(fig, path: Path) -> None:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    atomic_write_bytes(path, buf.getvalue())
+    save_figure(fig, path)  # the PNG and the SVG beside it
 
 
 #: the file name prefix of each kind's learning curves (``curve_oca_SEA.png`` for the

@@ -352,6 +352,17 @@ def _kind_rows(stream: str, algo: str, mine: list[dict[str, Any]],
     return rows
 
 
+def _cpu_rates(runs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per run, from the process CPU time of its timed part (``timing.process_cpu_seconds``)
+    and its sample count: CPU µs per sample and samples per CPU-second (runs without
+    either are left out)."""
+    cpu = np.array([_float(r["timing"].get("process_cpu_seconds")) for r in runs])
+    n = np.array([_float(r["timing"].get("n_samples")) for r in runs])
+    ok = np.isfinite(cpu) & np.isfinite(n) & (cpu > 0) & (n > 0)
+    return {"cpu_us_per_sample": cpu[ok] / n[ok] * 1e6,
+            "samples_per_cpu_second": n[ok] / cpu[ok]}
+
+
 def summarize(out_dir: Path) -> Summary:
     """Read the records of ``out_dir`` and aggregate them."""
     load_all()
@@ -386,6 +397,12 @@ def summarize(out_dir: Path) -> Summary:
                 rows.append(_row(s_label, a_label, name, TIMINGS[name].unit,
                                  mean=float(vals.mean()) if vals.size else np.nan,
                                  sd=_sd(vals) if vals.size else np.nan, n=int(vals.size)))
+            if cfg["outputs"].get("cpu_time"):
+                for name, vals in _cpu_rates(mine).items():
+                    rows.append(_row(s_label, a_label, name, TIMINGS[name].unit,
+                                     mean=float(vals.mean()) if vals.size else np.nan,
+                                     sd=_sd(vals) if vals.size else np.nan,
+                                     n=int(vals.size)))
         for a_label in cfg["reference"].get("cited", []):
             paper = ref_values.get(s_label, {}).get(a_label)
             if not paper:

@@ -63,6 +63,8 @@ class _StreamView:
         upd = t[t["metric"] == "us_per_update"]
         self.has_update = bool((upd["n"] > 0).any())
         self.timings = ["us_per_sample"] + (["us_per_update"] if self.has_update else [])
+        self.timings += [name for name in ("cpu_us_per_sample", "samples_per_cpu_second")
+                         if bool((t.loc[t["metric"] == name, "n"] > 0).any())]
         self.algorithms = {algo: t[t["algorithm"] == algo].set_index("metric")
                            for algo in dict.fromkeys(t["algorithm"])}
 

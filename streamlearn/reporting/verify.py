@@ -264,7 +264,7 @@ def _copy_inputs(src: Path, dst: Path) -> None:
     for p in src.rglob("*"):
         rel = p.relative_to(src)
         if (p.is_file() and "runs" not in rel.parts and "smoke" not in rel.parts
-                and p.suffix != ".png" and p.name != record_archive.ARCHIVE_NAME
+                and p.suffix not in (".png", ".svg") and p.name != record_archive.ARCHIVE_NAME
                 and not (dst / rel).exists()):
             (dst / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, dst / rel)

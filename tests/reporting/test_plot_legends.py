@@ -67,3 +67,25 @@ def test_learning_curve_legends_are_outside(summary, figures, tmp_path: Path):
     assert len(figures) == 2
     for fig in figures:
         _check(fig)
+
+
+def test_every_chart_has_an_svg_beside_its_png_and_the_svg_is_reproducible(
+        summary, tmp_path: Path):
+    """Issue 24, item 5: figures to paste into a paper. The SVG holds the chart's text as
+    text, and drawing the same summary twice gives the same SVG bytes (no date, fixed
+    ids)."""
+    first = [*plots.time_bars(summary, tmp_path / "a"),
+             *plots.learning_curves(summary, tmp_path / "a", "oca")]
+    pngs = [p for p in map(Path, first) if p.suffix == ".png"]
+    assert len(pngs) == 3  # the time chart and one curve per stream
+    for png in pngs:
+        svg = png.with_suffix(".svg")
+        assert svg.is_file() and png.read_bytes()[:4] == b"\x89PNG"
+        text = svg.read_text(encoding="utf-8")
+        assert text.lstrip().startswith("<?xml") and "PA" in text
+    plots.time_bars(summary, tmp_path / "b")
+    plots.learning_curves(summary, tmp_path / "b", "oca")
+    for png in pngs:
+        rel = png.relative_to(tmp_path / "a")
+        assert (tmp_path / "b" / rel).with_suffix(".svg").read_bytes() \
+            == png.with_suffix(".svg").read_bytes(), rel

@@ -25,6 +25,7 @@ import numpy as np
 
 from streamlearn.evaluation import records
 from streamlearn.metrics.regret import best_fixed_sq_loss, lag_windows
+from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.papers.outputs import Output
 from streamlearn.reporting.summary import load_runs
 
@@ -99,7 +100,7 @@ def figure1(res: Path, plt, lines: list[str]) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(res / "fig1a_time_vs_M.png", dpi=120)
+        save_figure(fig, res / "fig1a_time_vs_M.png", tight=False)
         plt.close(fig)
     runs = _runs(res / "fig1b")
     if runs:
@@ -127,7 +128,7 @@ def figure1(res: Path, plt, lines: list[str]) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(res / "fig1b_gain.png", dpi=120)
+        save_figure(fig, res / "fig1b_gain.png", tight=False)
         plt.close(fig)
 
 
@@ -194,7 +195,7 @@ def figure2(res: Path, plt, lines: list[str]) -> None:
         lines.append("")
         fig.suptitle(f"{'Fig. 2a' if tag == 'fig2a' else 'Fig. 2b'}: {info['label']}, M = {M}")
         fig.tight_layout()
-        fig.savefig(res / f"{tag}_mse.png", dpi=120)
+        save_figure(fig, res / f"{tag}_mse.png", tight=False)
         plt.close(fig)
 
 

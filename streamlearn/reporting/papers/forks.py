@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from streamlearn.evaluation import record_archive
+from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.papers.outputs import Output
 
 ALG = ["RBP", "BPA-S", "Projectron", "BOGD", "FOGD", "NOGD", "SkeGD", "PROS-N-KONS", "FORKS"]
@@ -249,7 +250,7 @@ def fig2(root: Path) -> str:
             a.legend()
         fig.suptitle("FORKS on codrna (59,535 rows): update rate θ")
         fig.tight_layout()
-        fig.savefig(root / "fig2.png", dpi=120)
+        save_figure(fig, root / "fig2.png", tight=False)
         lines += ["", "![Fig. 2](fig2.png)"]
     except ImportError:
         pass

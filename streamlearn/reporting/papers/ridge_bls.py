@@ -25,6 +25,7 @@ import numpy as np
 
 from streamlearn.errors import UserError
 from streamlearn.evaluation import record_archive
+from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.papers.outputs import Output
 
 #: MNIST u0 accuracies of the paper's eight λ blocks (Tables II-III), spec §4.1.
@@ -284,7 +285,7 @@ def _fig1(results: Path, lams: list[float], algos: list[str],
     ax.legend()
     path = results / "fig1_max_accuracy_vs_lambda.png"
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, tight=False)
     plt.close(fig)
     return path
 
