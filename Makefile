@@ -185,7 +185,8 @@ reproduce-fast-ons: install
 # the committed run records (the runs.tar.xz of each results folder) and compared byte for
 # byte with the committed file; a difference is named by file and cell. Folders without
 # records are listed, with their cost, in results/records_not_committed.json and reported
-# as unverified (scripts/verify_results.py; README "Auditing a result").
+# as unverified; each paper README's account line and misses.json are checked against the
+# committed tables (scripts/verify_results.py; README "Auditing a result").
 verify-results: install
 	$(BIN)/python scripts/verify_results.py
 

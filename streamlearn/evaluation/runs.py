@@ -281,6 +281,14 @@ def compute_run(
                        arrays)
 
 
+def _load_average() -> list[float] | None:
+    """``os.getloadavg()`` (1, 5, 15 minutes) where the OS has it."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # Windows
+        return None
+
+
 def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
                  prepared: PreparedData, ctx: RunContext, record: dict[str, Any],
                  ) -> tuple[dict[str, Any], dict[str, np.ndarray] | None]:
@@ -293,6 +301,8 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     cpu0 = time.process_time()
     result = protocol.run(learner, prepared, ctx)
     cpu_seconds = time.process_time() - cpu0
+    if isinstance(record.get("machine"), dict):  # how loaded the machine was while timed
+        record["machine"]["load_average"] = _load_average()
     fields: dict[str, Any] = dict(
         status="ok",
         metrics=result.metrics,

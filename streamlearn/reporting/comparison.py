@@ -46,6 +46,7 @@ import numpy as np
 from streamlearn.components import load_all
 from streamlearn.errors import UserError
 from streamlearn.reporting.display import TIMINGS, metric_display
+from streamlearn.reporting.machine import machine_counts
 from streamlearn.reporting.summary import sort_records
 
 TESTS = ("nemenyi", "wilcoxon-holm", "bayesian")
@@ -473,33 +474,10 @@ def compare_table(table: Table, test: str = "nemenyi", alpha: float = 0.05,
 # --------------------------------------------------------------------------------------
 
 
-def describe_machine(info: dict[str, Any]) -> str:
-    """One line: CPU model, cores, OS and the BLAS libraries (kernel, threads)."""
-    cores = info.get("logical_cores")
-    usable = info.get("usable_cores")
-    text = f"{info.get('cpu', 'unknown CPU')}, {cores} logical cores"
-    if usable and usable != cores:
-        text += f" ({usable} usable)"
-    text += f", {info.get('system', '')}".rstrip(", ")
-    blas = [f"{b.get('library')} {b.get('version')} ({b.get('kernel')} kernel, "
-            f"{b.get('threads')} thread{'s' if b.get('threads') != 1 else ''})"
-            for b in info.get("blas") or []]
-    if blas:
-        text += "; BLAS: " + ", ".join(sorted(set(blas)))
-    return text
-
-
 def machines(sources: list[Source]) -> list[tuple[str, int]]:
-    """The machines the runs' times were measured on, with how many runs each (records
-    written before streamlearn recorded the machine count as one "not recorded")."""
-    counts: dict[str, int] = {}
-    for src in sources:
-        for r in src.runs:
-            info = r.get("machine")
-            key = describe_machine(info) if isinstance(info, dict) else (
-                "not recorded (records written before streamlearn recorded the machine)")
-            counts[key] = counts.get(key, 0) + 1
-    return sorted(counts.items(), key=lambda kv: -kv[1])
+    """The machines the runs' times were measured on, with how many runs each
+    (:func:`streamlearn.reporting.machine.machine_counts`)."""
+    return machine_counts(r for src in sources for r in src.runs)
 
 
 def fingerprint(runs: list[dict[str, Any]]) -> str:

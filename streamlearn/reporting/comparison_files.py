@@ -37,6 +37,7 @@ from streamlearn.reporting.comparison import (
     fingerprint,
     nemenyi_q,
 )
+from streamlearn.reporting.machine import timing_lines
 
 CSV_COLUMNS = ["metric", "kind", "stream", "learner", "other", "value", "p_value",
                "significant"]
@@ -141,11 +142,8 @@ def runs_line(c: Comparison) -> str:
 
 
 def machine_lines(result: Result) -> list[str]:
-    if len(result.machines) == 1:
-        return [f"Machine of the timings: {result.machines[0][0]}."]
-    return (["The timings were measured on more than one machine, so time ranks compare "
-             "machines too:"]
-            + [f"- {n} run(s): {m}" for m, n in result.machines])
+    """The machine(s) of the timings and the load while they ran."""
+    return timing_lines([r for src in result.sources for r in src.runs])
 
 
 # --------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import yaml
 from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.reporting import comparison_files
 from streamlearn.reporting.kinds import kind_description, kind_title
+from streamlearn.reporting.machine import timing_lines
 from streamlearn.reporting.plots import curve_kind
 from streamlearn.reporting.summary import Summary
 from streamlearn.reporting.tables import caption, wide_rows
@@ -173,6 +174,8 @@ def render_html(summary: Summary, images: list[Path]) -> str:
         header, rows = wide_rows(summary, s["label"], "cumulative")
         parts.append(f"<h3>{_e(s['label'])}</h3>")
         parts.append(_table(header, rows, "results"))
+    if summary.runs:  # the machine and its load beside the times of these tables
+        parts += [f'<p class="caption">{_e(line)}</p>' for line in timing_lines(summary.runs)]
 
     parts.append("<h2>Plots</h2>")
     pngs = [p for p in images if p.suffix.lower() == ".png" and p.is_file()]

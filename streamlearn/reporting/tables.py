@@ -26,6 +26,7 @@ from streamlearn.reporting.display import (
     metric_display,
 )
 from streamlearn.reporting.kinds import folds_description, kind_description
+from streamlearn.reporting.machine import load_range, timing_lines
 from streamlearn.reporting.summary import Summary
 
 
@@ -218,6 +219,9 @@ def to_markdown(summary: Summary) -> str:
     """``summary.md``: a caption and one table per stream. Labels and messages are written
     as text on one line (labels from records of older versions are not validated)."""
     lines = [f"# {_md_heading(summary.config['name'])}", "", printable(caption(summary)), ""]
+    if load_range(summary.runs) is not None:  # records that say how loaded the machine was
+        for line in timing_lines(summary.runs):
+            lines += [printable(line), ""]
     for s in summary.config["streams"]:
         header, rows = wide_rows(summary, s["label"])
         lines += [f"## {_md_heading(s['label'])}", "",

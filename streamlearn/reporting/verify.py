@@ -15,6 +15,12 @@ reported as unverified ("no records committed (cost: …)"), never silently pass
 folder neither archived nor listed is an error. A folder that planned no run (its data was
 absent) needs no archive: its tables come from experiment.json alone. Plots are not
 compared.
+
+Each paper's README opens with its account line (cells within tolerance, outside with a
+measured or an asserted cause, not run; :mod:`streamlearn.reporting.papers.accounts`):
+:func:`verify_accounts` recomputes it from the committed tables and misses.json and reports
+a README line that differs, or a misses.json key that names no cell outside tolerance, as
+a difference.
 """
 
 from __future__ import annotations
@@ -23,7 +29,6 @@ import csv
 import difflib
 import io
 import json
-import re
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from streamlearn.evaluation import record_archive
+from streamlearn.reporting.markdown_table import md_context as _md_context
+from streamlearn.reporting.markdown_table import row_cells as _cells
 
 #: the list of experiment folders whose records are not committed, at the tree's top
 NOT_COMMITTED = "records_not_committed.json"
@@ -72,35 +79,6 @@ class VerifyReport:
 
 
 # ------------------------------------------------------------------------ differences
-
-
-def _cells(line: str) -> list[str] | None:
-    """The cells of a Markdown table row, or None when ``line`` is not one."""
-    s = line.strip()
-    if not (s.startswith("|") and s.endswith("|") and len(s) > 1):
-        return None
-    return [c.strip() for c in s[1:-1].split("|")]
-
-
-def _is_rule(cells: list[str] | None) -> bool:
-    return bool(cells) and all(re.fullmatch(r":?-{3,}:?", c) for c in cells or [])
-
-
-def _md_context(lines: list[str]) -> list[tuple[str | None, list[str] | None]]:
-    """For each line: the section heading above it and the header of its table."""
-    out: list[tuple[str | None, list[str] | None]] = []
-    section: str | None = None
-    header: list[str] | None = None
-    for i, line in enumerate(lines):
-        if line.startswith("#"):
-            section, header = line.lstrip("#").strip(), None
-        cells = _cells(line)
-        if cells is None:
-            header = None
-        elif header is None and i + 1 < len(lines) and _is_rule(_cells(lines[i + 1])):
-            header = cells
-        out.append((section, header))
-    return out
 
 
 def _md_line_diffs(file: str, i: int, old: str, new: str,
@@ -287,6 +265,35 @@ def _verify_paper(report: VerifyReport, root: Path, work: Path, paper: str,
         _compare(report, name, src / output.name, output.build(dst))
 
 
+def verify_accounts(report: VerifyReport, root: Path, paper: str, label: str) -> None:
+    """The account line of ``root/paper/README.md`` against the one the committed tables
+    give, and each key of its misses.json against the cells outside tolerance (a stale
+    key, an unknown cause or a heading the README lacks is a difference)."""
+    from streamlearn.reporting.papers import accounts
+
+    folder = root / paper
+    readme, name = folder / "README.md", f"{label}/{paper}/README.md"
+    account = accounts.compute_account(folder, paper)
+    line, committed = accounts.account_line(account), accounts.readme_account(readme)
+    if committed != line:
+        report.differences.append(Difference(name, "line 3, the account line (python -m "
+                                             "streamlearn.reporting.papers.accounts)",
+                                             committed, line))
+    else:
+        report.identical.append(f"{name} (account line)")
+    misses, headings = f"{label}/{paper}/{accounts.MISSES}", accounts.readme_headings(readme)
+    for key in account.stale_keys():
+        report.differences.append(Difference(misses, f"key {key!r}: no cell outside "
+                                             "tolerance has this key"))
+    for key, entry in account.misses.items():
+        if entry.get("cause") not in accounts.CAUSES:
+            report.differences.append(Difference(misses, f"key {key!r}: cause is not one of "
+                                                 f"{accounts.CAUSES}", entry.get("cause")))
+        if entry.get("where") not in headings:
+            report.differences.append(Difference(misses, f"key {key!r}: {name} has no "
+                                                 "heading", entry.get("where")))
+
+
 def verify_results(root: Path, work: Path, folders: list[str] | None = None,
                    progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Regenerate, in the scratch folder ``work``, every summary of the experiment
@@ -324,6 +331,11 @@ def verify_results(root: Path, work: Path, folders: list[str] | None = None,
             if progress:
                 progress(f"{label}/{paper}: paper tables")
             _verify_paper(report, root, work, paper, label)
+    from streamlearn.reporting.papers.accounts import SPECS
+
+    for paper in SPECS:
+        if (root / paper / "README.md").is_file():
+            verify_accounts(report, root, paper, label)
     return report
 
 

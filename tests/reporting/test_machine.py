@@ -1,0 +1,72 @@
+"""The machine and its load beside the timings (issue 24, item 5): each run records the
+load average at the end of its timed part; summary.md and the HTML report print the
+machine and the load range; records without the load (older ones) print no load line in
+summary.md, so the committed tables rebuilt by ``make verify-results`` stay equal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from streamlearn.config import parse_config
+from streamlearn.evaluation.runner import run_experiment
+from streamlearn.reporting import html, machine
+from streamlearn.reporting.report import build_report
+from streamlearn.reporting.summary import summarize
+from streamlearn.reporting.tables import to_markdown
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("machine") / "out"
+    cfg = parse_config({
+        "name": "machine", "seeds": [0, 1],
+        "streams": [{"name": "sea", "label": "SEA", "max_samples": 200, "reseed": True}],
+        "algorithms": [{"name": "passive_aggressive", "label": "PA"}],
+        "metrics": ["oca"], "outputs": {"dir": str(out), "plots": ["time"]}})
+    assert not run_experiment(cfg, out).failed
+    return out
+
+
+def _records(out: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
+
+
+def test_each_record_has_the_load_at_the_end_of_its_timed_run(out: Path):
+    for r in _records(out):
+        load = r["machine"]["load_average"]
+        assert len(load) == 3 and all(x >= 0 for x in load)
+
+
+def test_summary_and_report_print_the_machine_and_the_load_range(out: Path):
+    summary, _ = build_report(out)
+    lows = [r["machine"]["load_average"][0] for r in summary.runs]
+    line = machine.load_line(summary.runs, 2)
+    assert f"{min(lows):.1f}" in line and "(2 of 2 runs)" in line
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    assert "Machine of the timings:" in md and "Load average (1 min" in md
+    page = html.render_html(summary, [])
+    assert "Machine of the timings:" in page and "Load average (1 min" in page
+
+
+def test_records_without_the_load_print_no_load_line_in_summary_md(out: Path):
+    summary = summarize(out)
+    for r in summary.runs:
+        del r["machine"]["load_average"]
+    assert machine.load_range(summary.runs) is None
+    md = to_markdown(summary)
+    assert "Load average" not in md and "Machine of the timings" not in md
+
+
+def test_several_machines_are_listed_with_their_run_counts():
+    a = {"cpu": "A", "logical_cores": 2, "system": "Linux", "blas": [],
+         "load_average": [0.5, 0.4, 0.3]}
+    b = {**a, "cpu": "B", "load_average": [3.0, 2.0, 1.0]}
+    lines = machine.timing_lines([{"machine": a}, {"machine": a}, {"machine": b}, {}])
+    assert lines[0].startswith("The timings were measured on more than one machine")
+    assert "- 2 run(s): A, 2 logical cores, Linux" in lines
+    assert any(line.startswith("- 1 run(s): not recorded") for line in lines)
+    assert lines[-1].startswith("Load average (1 min, at the end of each timed run): "
+                                "0.5-3.0 on 2 logical cores (3 of 4 runs)")
