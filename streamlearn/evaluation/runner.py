@@ -8,15 +8,16 @@ resumes, and runs them in parallel (:mod:`~streamlearn.evaluation.process_pool`,
 
 from __future__ import annotations
 
+import json
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamlearn import components
+from streamlearn import atomic, components
 from streamlearn.config import ExperimentConfig, StreamConfig
 from streamlearn.errors import DataError, UserError
-from streamlearn.evaluation import records
+from streamlearn.evaluation import record_archive, records
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.runs import (
     Progress,
@@ -165,6 +166,15 @@ def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool
     }
 
 
+def _archived_records(out_dir: Path, force: bool) -> dict[str, bytes]:
+    """The records of ``out_dir/runs.tar.xz`` (run id → bytes), for a committed results
+    folder whose ``runs/`` is absent (a fresh clone): a complete one is reused like a
+    record of ``runs/`` (``--add-learner`` computes only the new learner's runs)."""
+    if force or not record_archive.has_archive(out_dir):
+        return {}
+    return record_archive.read_archive(record_archive.archive_path(out_dir))
+
+
 def run_experiment(
     cfg: ExperimentConfig,
     out_dir: Path,
@@ -211,8 +221,15 @@ def run_experiment(
                                   experiment_manifest(cfg, specs, smoke, not_run))
         result = ExperimentResult(out_dir)
         pending = []
+        archived = _archived_records(out_dir, force)
         for spec in specs:
-            rec = records.read_json(records.record_path(out_dir, spec.run_id))
+            path = records.record_path(out_dir, spec.run_id)
+            rec = records.read_json(path)
+            if rec is None and spec.run_id in archived:  # a committed folder's record
+                rec = json.loads(archived[spec.run_id])
+                if not force and records.is_complete(rec, spec.digest):
+                    # into runs/, where every reader then finds it beside the new ones
+                    atomic.write_bytes(path, archived[spec.run_id])
             if not force and records.is_complete(rec, spec.digest):
                 result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
             else:

@@ -80,6 +80,36 @@ def test_add_learner_computes_only_its_runs(tmp_path, monkeypatch, capsys):
     assert yaml.safe_load(cfg.read_text()) == CONFIG
 
 
+def test_add_learner_on_a_committed_folder_reuses_its_archived_records(
+        tmp_path, monkeypatch, capsys):
+    """A fresh clone has a results folder's runs.tar.xz, not its runs/: the suite's
+    records come from the archive (into runs/, byte for byte), only the added learner's
+    runs are computed, and the tables hold every learner."""
+    import shutil
+
+    cfg, out = _setup(tmp_path, monkeypatch)
+    rc, text = run_cli(["run", str(cfg), "--out", str(out), "--quiet"], capsys)
+    assert rc == 0, text
+    rc, text = run_cli(["records", "pack", str(out)], capsys)
+    assert rc == 0, text
+    committed = {p.name: p.read_bytes() for p in (out / "runs").glob("*.json")}
+    shutil.rmtree(out / "runs")  # what git clone gives: the archive only
+
+    rc, text = run_cli(["run", str(cfg), "--out", str(out), "--quiet",
+                        "--add-learner", "mine:Constant", "--label", "Mine"], capsys)
+    assert rc == 0, text
+    assert "4 run(s) computed, 8 already complete" in text
+    now = {p.name: p.read_bytes() for p in (out / "runs").glob("*.json")}
+    assert len(now) == 12 and {k: now[k] for k in committed} == committed
+    summary = (out / "summary.csv").read_text()
+    assert all(label in summary for label in ("RLS", "Perc", "Mine"))
+
+    # --force recomputes everything, archive or not
+    rc, text = run_cli(["run", str(cfg), "--out", str(out), "--quiet", "--force"], capsys)
+    assert rc == 0, text
+    assert "8 run(s) computed, 0 already complete" in text
+
+
 def test_add_learner_registered_name_and_validate(tmp_path, monkeypatch, capsys):
     cfg, _ = _setup(tmp_path, monkeypatch)
     rc, text = run_cli(["validate", str(cfg), "--add-learner", "majority_class"], capsys)
