@@ -175,6 +175,12 @@ def test_a_run_beside_an_archive_says_to_pack(folder, tmp_path, capsys):
     config.write_text(yaml.safe_dump({**TINY, "outputs": {"dir": str(folder),
                                                           "tables": ["markdown"],
                                                           "plots": []}}))
+    # the archive's complete records are reused (into runs/, the same bytes): nothing to pack
     rc, out = run_cli(["run", str(config), "--quiet"], capsys)
+    assert rc == 0, out
+    assert "0 run(s) computed" in out
+    assert "still holds the earlier records" not in " ".join(out.split())
+    # recomputed records (new times) differ from the archive's: say to pack them
+    rc, out = run_cli(["run", str(config), "--quiet", "--force"], capsys)
     assert rc == 0, out
     assert "still holds the earlier records" in " ".join(out.split())
