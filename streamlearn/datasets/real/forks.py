@@ -171,8 +171,9 @@ class KuaiRecStream(RealStream):
     App. D.2, builds them "as specified in the code", which is not available): the
     numeric columns of the user table
     joined on ``user_id``, then the numeric columns of the daily item table joined on
-    ``(video_id, date)``; id columns and string columns are excluded; absent side
-    information becomes 0. ``threshold`` sets the watch-ratio cut (paper: 0.75).
+    ``(video_id, date)`` (a name also in the user table, as KuaiRec 2.0's
+    ``follow_user_num``, prefixed ``item_``); id columns and string columns are excluded;
+    absent side information becomes 0. ``threshold`` sets the watch-ratio cut (paper: 0.75).
     """
 
     dataset = "kuairec"
@@ -232,6 +233,9 @@ class KuaiRecStream(RealStream):
         inter = inter.astype({"user_id": np.int64, "video_id": np.int64, "date": np.int64})
         users = self._numeric_side(frames["user_features.csv"], ("user_id",), path)
         items = self._numeric_side(frames["item_daily_features.csv"], ("video_id", "date"), path)
+        # a name in both side tables (KuaiRec 2.0: follow_user_num) keeps both columns
+        items = items.rename(columns={c: f"item_{c}" for c in items.columns
+                                      if c in users.columns and c not in ("video_id", "date")})
         merged = inter.merge(users, on="user_id", how="left", validate="many_to_one")
         merged = merged.merge(items, on=["video_id", "date"], how="left", validate="many_to_one")
         names = [c for c in users.columns if c != "user_id"] + [

@@ -574,3 +574,20 @@ def test_adversarial_too_many_blocks(tiny_german):
         AdversarialStream(base="codrna", data_dir=tiny_german).check_available()
 
 
+
+
+def test_kuairec_column_in_both_side_tables(monkeypatch, ddir):
+    """KuaiRec 2.0 has follow_user_num in the user and the daily item table: both kept."""
+    path = write_kuairec(ddir, KUAI_HEADER + (
+        "21,183,11635,6100,2020-07-05 05:28:00.057,20200705.0,1593898000.0,1.907\n"))
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members["KuaiRec 2.0/data/item_daily_features.csv"] = (
+        b"video_id,date,video_duration,follow_user_num\n183,20200705,6100,7\n")
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    pin(monkeypatch, "kuairec", ddir)
+    X, _, meta = load_dataset("kuairec", ddir)
+    assert meta["feature_names"][-2:] == ["video_duration", "item_follow_user_num"]
+    assert_array_equal(X[0], [1, 120, 30, 0, 6100, 7])
