@@ -24,6 +24,7 @@ streaming and holds no n-sized array).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -42,13 +43,20 @@ from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 
 
+@functools.cache
+def _before_kernel():
+    """The fast-ONS chunk kernel of before issue 25 item 4 (kept under tests/reference)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.reference.fast_ons_before import fast_ons_chunk_before
+
+    return fast_ons_chunk_before
+
+
 class _FastONSBefore(FastONS):
     """FastONS running the pre-issue-25 kernel (same predictions; for ``--before``)."""
 
     def _run_chunk(self, xin: np.ndarray, yin: np.ndarray, out: np.ndarray) -> None:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.reference.fast_ons_before import fast_ons_chunk_before
-
+        fast_ons_chunk_before = _before_kernel()
         start, n = 0, xin.shape[0]
         while start < n:
             status, i = fast_ons_chunk_before(

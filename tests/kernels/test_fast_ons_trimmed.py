@@ -74,7 +74,7 @@ def _speech(seed: int, n: int = N) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.floatpath
-@pytest.mark.parametrize("M", [1, 5, 16, 64, 128, 600])
+@pytest.mark.parametrize("M", [1, 5, 11, 12, 16, 17, 64, 128, 600])
 @pytest.mark.parametrize("offset", [0, 1])
 def test_trimmed_kernel_equals_before_bitwise(M, offset):
     """Speech-like series, the benchmark's settings and a small alpha; one call and
