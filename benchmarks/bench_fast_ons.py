@@ -2,7 +2,11 @@
 overhead (Fast-ONS paper, Sec. 4.1; targets from issue 10).
 
     python benchmarks/bench_fast_ons.py [--Ms 16,32,64,128,256,512,1000] [--n 1000000]
-        [--overhead-n 10000000] [--repeat 3]
+        [--overhead-n 10000000] [--repeat 3] [--before]
+
+``--before`` also times, in the same process and interleaved with the others, the fast-ONS
+kernel as it was before issue 25 item 4 (``tests/reference/fast_ons_before.py``), so that
+the before/after ratios are comparable under the same load.
 
 One BLAS thread, JIT compilation excluded (a warm-up call first), best of ``--repeat``.
 Each learner runs its compiled ``predict_learn_many`` over the whole series in one call
@@ -20,8 +24,12 @@ streaming and holds no n-sized array).
 from __future__ import annotations
 
 import argparse
+import functools
+import os
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -35,7 +43,36 @@ from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
 
 
+@functools.cache
+def _before_kernel():
+    """The fast-ONS chunk kernel of before issue 25 item 4 (kept under tests/reference)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.reference.fast_ons_before import fast_ons_chunk_before
+
+    return fast_ons_chunk_before
+
+
+class _FastONSBefore(FastONS):
+    """FastONS running the pre-issue-25 kernel (same predictions; for ``--before``)."""
+
+    def _run_chunk(self, xin: np.ndarray, yin: np.ndarray, out: np.ndarray) -> None:
+        fast_ons_chunk_before = _before_kernel()
+        start, n = 0, xin.shape[0]
+        while start < n:
+            status, i = fast_ons_chunk_before(
+                xin[start:], yin[start:], self.w_, self.xt_, self.L0_, self.L1_, self.rho_,
+                self.lag_, self.u_, self.ssum_, self.sc_, self.M, int(self.offset),
+                self.alpha, self.lr, self.eps, self.tau, out[start:])
+            if status == 0:
+                break
+            self._recover(float(yin[start + i] - out[start + i]))
+            start += i + 1
+        self.steps_ += n
+
+
 def _learner(name: str, M: int):
+    if name == "fast_ons_before":
+        return _FastONSBefore(M=M, alpha=1.0, lr=0.003)
     if name == "ogd":
         return OGDSeries(M=M, lr=1e-3)
     if name == "ons":
@@ -110,21 +147,29 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--overhead-n", type=int, default=10_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--before", action="store_true",
+                    help="also time the fast-ONS kernel of before issue 25 item 4")
     args = ap.parse_args()
     Ms = [int(m) for m in args.Ms.split(",")]
     series = SpeechLikeSeries(n_samples=args.n + 1, seed=0).to_arrays()[1]
     rows = []
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}")
     with threadpool_limits(1):
-        print("| M | OGD ns | F-ONS ns | R-ONS ns | F/OGD | R/F |")
-        print("|---|---|---|---|---|---|")
+        extra = " F-before ns | F-before/OGD |" if args.before else ""
+        print(f"| M | OGD ns | F-ONS ns | R-ONS ns | F/OGD | R/F |{extra}")
+        print("|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
         for M in Ms:
             n_ons = int(min(args.n, max(2000, 3e8 / (M * M))))
             t = {"ogd": per_sample_ns("ogd", M, series, args.repeat),
                  "fast_ons": per_sample_ns("fast_ons", M, series, args.repeat),
                  "ons": per_sample_ns("ons", M, series[: n_ons + 1], args.repeat)}
+            if args.before:
+                t["before"] = per_sample_ns("fast_ons_before", M, series, args.repeat)
+            cols = (f" {t['before']:.0f} | {t['before'] / t['ogd']:.2f} |" if args.before
+                    else "")
             rows.append((M, t))
             print(f"| {M} | {t['ogd']:.0f} | {t['fast_ons']:.0f} | {t['ons']:.0f} | "
-                  f"{t['fast_ons'] / t['ogd']:.2f} | {t['ons'] / t['fast_ons']:.0f} |",
+                  f"{t['fast_ons'] / t['ogd']:.2f} | {t['ons'] / t['fast_ons']:.0f} |{cols}",
                   flush=True)
         by_M = dict(rows)
         checks = []
@@ -158,6 +203,7 @@ def main() -> None:
         grow = (pb[large] - pb[small]) / 1e6
         checks.append((f"memory independent of n (MB more at n = {large:,} than at "
                        f"{small:,}, <= 1)", grow, grow <= 1.0))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     print("\n| target | measured | met |\n|---|---|---|")
     for name, value, ok in checks:
         print(f"| {name} | {value:.3g} | {'MET' if ok else 'MISSED'} |")

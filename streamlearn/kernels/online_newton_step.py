@@ -227,6 +227,12 @@ def fast_ons_finish(w: np.ndarray, rho: np.ndarray, xt: np.ndarray, u: np.ndarra
                 w[j] += coef * rho[j]
 
 
+# Steps per block of the fast-ONS chunk kernel (at least M + 1): the delay line lives in
+# a window buffer of K + M + 1 values, newest first, so a step writes one value instead of
+# shifting M + 1.
+_BLOCK = 512
+
+
 @njit(cache=True)
 def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarray,
                    L0: np.ndarray, L1: np.ndarray, rho: np.ndarray, lag: np.ndarray,
@@ -239,18 +245,43 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
     1-3 (lines 10-13, eqs. 22-32) into ``[[sqrt(eta_t), 0, 0], [[rho_t; 0], Lambda_t]]``;
     ``Lambda`` is stored as its two columns ``L0``, ``L1`` (length ``M + 1``). ``lag``
     accumulates the lag products ``sum_i x_i x_{i-d}`` (d = 0..M) from which
-    :func:`fast_ons_rebuild` recovers the exact state after a breakdown."""
+    :func:`fast_ons_rebuild` recovers the exact state after a breakdown.
+
+    Per step only what the recursion needs (issue 25 item 4; the same arithmetic in the
+    same order as before, so bit-for-bit the same predictions and state): the delay line
+    is a view into a block buffer (no shift); the last post-array row (the residual and
+    ``eta_t`` checks) is computed before the other rows, so that a failed check leaves the
+    rotation state untouched and the dead-zone weight step (line 15, eq. 33) runs inside
+    the row loop; ``[0; rho]`` alternates between two rows instead of being copied; the
+    scalars stay in registers."""
     n = xin.shape[0]
-    col = np.zeros(M + 1)  # work row: [0; rho_{t-1}]
+    D = M + 1
+    K = max(_BLOCK, D)
+    win = np.empty(K + D)
+    win[K:] = xt
+    old = np.zeros(D)  # [0; rho_{t-1}]
+    new = np.zeros(D)  # [0; rho_t]
+    old[1:] = rho
+    s = sc[0]
+    omh_min = sc[1]
+    steps = sc[2]
+    k = 0  # steps of the current block; the delay line starts at win[K - k]
+    status = SeriesStatus.OK
+    stop = n
     for i in range(n):
+        if k == K:  # block full: its last delay line to the end
+            for j in range(D - 1, -1, -1):
+                win[K + j] = win[j]
+            k = 0
+        k += 1
+        o = K - k
         x_new = xin[i]
-        _shift_in(xt, x_new)
-        yhat, a, b = _lag_dot3(xt, x_new, lag, w, L0, L1, M)
+        win[o] = x_new
+        yhat, a, b = _lag_dot3(win[o:o + D], x_new, lag, w, L0, L1, M)
         if offset:
             yhat += sc[3]
         out[i] = yhat
         e = yin[i] - yhat
-        s = sc[0]
         r = math.hypot(s, a)
         cg = s / r
         sg = a / r
@@ -258,40 +289,68 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
         h = b / r
         omh = 1.0 - h * h
         if omh <= tau:
-            return SeriesStatus.BREAKDOWN, i
-        if omh < sc[1]:
-            sc[1] = omh
+            status, stop = SeriesStatus.BREAKDOWN, i
+            break
+        if omh < omh_min:
+            omh_min = omh
         g = 1.0 / math.sqrt(omh)
         s_new = g * (f0 - h * b)
-        # pre-array first column [0; rho_{t-1}] copied to a work row, so that the row
-        # updates below do not depend on each other (the loop vectorises); the last row
-        # (j = M) gives the residual, exactly 0 in exact arithmetic
-        for j in range(M):
-            col[j + 1] = rho[j]
-        for j in range(M):
-            p0 = col[j]
-            p1 = L0[j]
-            p2 = L1[j]
-            q0 = cg * p0 + sg * p1
-            L0[j] = -sg * p0 + cg * p1
-            rho[j] = g * (q0 - h * p2)
-            L1[j] = g * (p2 - h * q0)
-        p0 = col[M]
+        # the last row (j = M) first: its first entry is the residual, exactly 0 in exact
+        # arithmetic, judged against sqrt(eta_t) (>= 1) and the entries it is computed
+        # from: against ||rho_t||, a window of exact zeros (silence in speech: rho_t = 0)
+        # flagged its rounding-level residual
+        p0 = old[M]
         p1 = L0[M]
         p2 = L1[M]
         q0 = cg * p0 + sg * p1
-        L0[M] = -sg * p0 + cg * p1
         resid = g * (q0 - h * p2)
-        L1[M] = g * (p2 - h * q0)
-        # the residual is judged against sqrt(eta_t) (>= 1) and the entries it is computed
-        # from: against ||rho_t||, a window of exact zeros (silence in speech: rho_t = 0)
-        # flagged its rounding-level residual
         if s_new * s_new < _ETA_FLOOR or abs(resid) > _RESID_REL * (
                 s_new + abs(p0) + abs(p1) + abs(p2)):
-            return SeriesStatus.BREAKDOWN, i
-        sc[0] = s_new
-        fast_ons_finish(w, rho, xt, u, ssum, sc, M, offset, alpha, inv_mu, eps, e)
-    return SeriesStatus.OK, n
+            status, stop = SeriesStatus.BREAKDOWN, i
+            break
+        L0[M] = -sg * p0 + cg * p1
+        L1[M] = g * (p2 - h * q0)
+        s = s_new
+        # rows 0..M-1 read [0; rho_{t-1}] from ``old`` and write rho_t to ``new``: no
+        # row depends on another, so the loop vectorises
+        if not offset and abs(e) > eps:
+            coef = (inv_mu if e > 0 else -inv_mu) * (1.0 / s_new)
+            for j in range(M):
+                p0 = old[j]
+                p1 = L0[j]
+                p2 = L1[j]
+                q0 = cg * p0 + sg * p1
+                L0[j] = -sg * p0 + cg * p1
+                rj = g * (q0 - h * p2)
+                new[j + 1] = rj
+                L1[j] = g * (p2 - h * q0)
+                w[j] += coef * rj
+        else:
+            for j in range(M):
+                p0 = old[j]
+                p1 = L0[j]
+                p2 = L1[j]
+                q0 = cg * p0 + sg * p1
+                L0[j] = -sg * p0 + cg * p1
+                new[j + 1] = g * (q0 - h * p2)
+                L1[j] = g * (p2 - h * q0)
+        old, new = new, old
+        if offset:
+            sc[0] = s
+            sc[2] = steps
+            fast_ons_finish(w, old[1:], win[o:o + D], u, ssum, sc, M, offset, alpha, inv_mu,
+                            eps, e)
+            steps = sc[2]
+        else:
+            steps += 1.0
+    # the delay line (including a failed step's sample) and the rotation state of the
+    # last completed step
+    xt[:] = win[K - k:K - k + D]
+    rho[:] = old[1:]
+    sc[0] = s
+    sc[1] = omh_min
+    sc[2] = steps
+    return status, stop
 
 
 def fast_ons_rebuild(xt: np.ndarray, lag: np.ndarray, alpha: float,

@@ -29,7 +29,8 @@ from streamlearn.kernels.forks_budget import (
     sketch_gram,
 )
 
-__all__ = ["IncrementalSketch", "feature_matrix", "sketch_gram_exact", "tisvd", "top_k_eigh"]
+__all__ = ["IncrementalSketch", "add_sketch_update", "feature_matrix", "sketch_gram_exact",
+           "tisvd", "top_k_eigh"]
 
 SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
 _blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
@@ -130,6 +131,26 @@ def tisvd(U: np.ndarray, S: np.ndarray, V: np.ndarray, D1: np.ndarray, D2: np.nd
     return np.ascontiguousarray(U_new), St[:kk].copy(), np.ascontiguousarray(V_new)
 
 
+def add_sketch_update(Phi_pp: np.ndarray, s: np.ndarray, a: np.ndarray, hn: int) -> None:
+    """``Phi_pp += outer(s, a) + outer(a, s) + outer(s, s)`` (FORKS Eq. 11, the new point's
+    sketch row ``s = g_n e_{h_n}``) in place, bit for bit, without the three ``s_p x s_p``
+    temporaries: off row and column ``h_n`` the added term is ``(0 a_j + a_i 0) + 0 = +0``
+    exactly (round to nearest: ``-0 + +0 = +0``), so those entries only become ``x + 0``;
+    row and column ``h_n`` get the same three products and two additions as before.
+    Non-finite ``a`` (``0 * inf`` is NaN everywhere) takes the dense formula."""
+    if not np.all(np.isfinite(a)):
+        Phi_pp += np.outer(s, a) + np.outer(a, s) + np.outer(s, s)
+        return
+    gn = s[hn]
+    row = (gn * a + a[hn] * s) + gn * s  # (outer(s,a) + outer(a,s) + outer(s,s))[hn, :]
+    col = (s * a[hn] + a * gn) + s * gn  # the same sum's column hn
+    r_old = Phi_pp[hn].copy()
+    c_old = Phi_pp[:, hn].copy()
+    np.add(Phi_pp, 0.0, out=Phi_pp)
+    Phi_pp[hn] = r_old + row
+    Phi_pp[:, hn] = c_old + col
+
+
 def feature_matrix(Phi_pm: np.ndarray, V: np.ndarray, S: np.ndarray) -> np.ndarray:
     """``Z = Phi_pm^+ V Sigma^{1/2}`` (FORKS Eq. 5; ``Sigma`` clamped at 0 first)."""
     return np.ascontiguousarray(pinv(Phi_pm) @ (V * np.sqrt(np.maximum(S, 0.0))))
@@ -214,7 +235,7 @@ class IncrementalSketch:
         # s_m^{(n+1)} = 0: the new point never becomes a landmark (spec Sec. 2.4 step 5)
         self.Phi_pm[hn] += gn * m
         if self.keep_phi_pp:
-            self.Phi_pp += np.outer(s, a) + np.outer(a, s) + np.outer(s, s)
+            add_sketch_update(self.Phi_pp, s, a, hn)
         if n == self.points.shape[0]:
             self._grow()
         self.points[n] = x

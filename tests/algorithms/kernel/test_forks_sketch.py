@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose
 
 from streamlearn.algorithms.kernel.forks_sketch import (
     IncrementalSketch,
+    add_sketch_update,
     feature_matrix,
     tisvd,
     top_k_eigh,
@@ -158,3 +159,37 @@ def test_feature_map_identity_with_identity_sketches() -> None:
     Z = feature_matrix(sk.Phi_pm, V, S)
     F = gauss_matrix(P, sk.landmarks, gamma) @ Z
     assert_allclose(F @ F.T, gauss_matrix(P, P, gamma), atol=1e-9)
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", range(3))
+def test_in_place_phi_pp_update_is_the_dense_formula_bitwise(seed: int) -> None:
+    """``add_sketch_update`` (issue 25 item 4) against the formula it replaces,
+    ``Phi_pp += outer(s, a) + outer(a, s) + outer(s, s)``, bit for bit and with the signs
+    of zeros: exact zeros, negative zeros and negative entries in ``Phi_pp`` and ``a``, both
+    signs of ``g_n``; a non-finite ``a`` takes the dense formula itself."""
+    rng = np.random.default_rng(seed)
+    sp = 37
+    Phi = rng.normal(size=(sp, sp))
+    Phi[rng.random((sp, sp)) < 0.2] = 0.0
+    Phi[rng.random((sp, sp)) < 0.2] = -0.0
+    ref = Phi.copy()
+    for t in range(200):
+        hn = int(rng.integers(sp))
+        s = np.zeros(sp)
+        s[hn] = rng.choice([-1.0, 1.0])
+        a = rng.normal(size=sp)
+        a[rng.random(sp) < 0.2] = 0.0
+        a[rng.random(sp) < 0.2] = -0.0
+        if t % 50 == 49:
+            a[int(rng.integers(sp))] = np.inf
+        with np.errstate(invalid="ignore"):  # 0 * inf in the non-finite rounds
+            ref += np.outer(s, a) + np.outer(a, s) + np.outer(s, s)
+            add_sketch_update(Phi, s, a, hn)
+        if np.all(np.isfinite(ref)):
+            np.testing.assert_array_equal(Phi, ref)
+            np.testing.assert_array_equal(np.signbit(Phi), np.signbit(ref))
+        else:
+            np.testing.assert_array_equal(np.isnan(Phi), np.isnan(ref))
+            Phi = rng.normal(size=(sp, sp))
+            ref = Phi.copy()
