@@ -45,7 +45,12 @@ from streamlearn.base import (
 )
 from streamlearn.errors import UserError
 from streamlearn.params import Interval, Options
-from streamlearn.protocols.node_generator import BLSNodeGenerator, NodeSchedule, TestNodes
+from streamlearn.protocols.node_generator import (
+    BLSNodeGenerator,
+    NodeSchedule,
+    RowBlockNodes,
+    TestNodes,
+)
 from streamlearn.protocols.preparation import Preparation, derive_seeds, prepare_stream
 from streamlearn.protocols.prequential_loop import checked_predictions, read_only
 from streamlearn.protocols.scoring import score_curves
@@ -82,6 +87,13 @@ class IncrementalNodesProtocol(Protocol):
         Enhancement shrinkage ``s``; sparse-autoencoder ``λ_s`` and ADMM iterations.
     split, n_test
         ``official`` train/test parts, or ``holdout`` of the last ``n_test`` rows.
+    node_matrix
+        ``memory``: the training node matrix ``A`` is held whole (``l × k_max``);
+        ``rows``: it is never held — the generator computes every block in row blocks and
+        regenerates ``A``'s rows whenever a learner multiplies by ``A`` or ``Aᵀ``
+        (:class:`~streamlearn.protocols.node_generator.RowBlockNodes`), so the run needs
+        the learner's state (``k × k`` for the ridge family) plus ``l × q`` blocks, not
+        ``l × k_max``; ``auto`` (default): ``memory`` when it fits the limit, else ``rows``.
     memory_limit_gib
         Refuse a configuration whose estimated peak exceeds this (default: 90 % of RAM).
     """
@@ -110,6 +122,7 @@ class IncrementalNodesProtocol(Protocol):
         "sparse_iters": Interval(0, None, integer=True),
         "split": Options(("official", "holdout")),
         "n_test": Interval(1, None, integer=True),
+        "node_matrix": Options(("auto", "memory", "rows")),
         "memory_limit_gib": Interval(0.0, None, closed="neither", allow_none=True),
     }
 
@@ -117,7 +130,7 @@ class IncrementalNodesProtocol(Protocol):
                  updates: int = 11, update_windows: int = 1, update_enhancement: int = 750,
                  update_additional: int = 1250, shrink: float = 0.8, sparse_lam: float = 1e-3,
                  sparse_iters: int = 50, split: str = "official", n_test: int = 10000,
-                 memory_limit_gib: float | None = None) -> None:
+                 node_matrix: str = "auto", memory_limit_gib: float | None = None) -> None:
         self.windows = windows
         self.window_nodes = window_nodes
         self.enhancement = enhancement
@@ -130,6 +143,7 @@ class IncrementalNodesProtocol(Protocol):
         self.sparse_iters = sparse_iters
         self.split = split
         self.n_test = n_test
+        self.node_matrix = node_matrix
         self.memory_limit_gib = memory_limit_gib
         self._validate_params()
         if updates > 0 and self.schedule().update_nodes == 0:
@@ -155,54 +169,89 @@ class IncrementalNodesProtocol(Protocol):
     # ------------------------------------------------------------------ memory
 
     def memory_need(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
-                    n_features: int, n_classes: int) -> dict[str, int]:
-        """Estimated bytes (float64) of one run: the node matrices (train ``l × k_max``,
-        test ``l_t × k_max``, Fortran order, preallocated), the inputs, the generator's
-        largest transient (one enhancement group), and the learner's state
-        (``state_bytes`` of its class)."""
+                    n_features: int, n_classes: int, mode: str = "memory") -> dict[str, int]:
+        """Estimated bytes (float64) of one run with the node matrix held whole
+        (``mode="memory"``: train ``l × k_max`` and test ``l_t × k_max``, Fortran order,
+        preallocated) or regenerated in row blocks (``"rows"``: one block of ``A`` and its
+        product, the test nodes held), plus the inputs, the generator's largest transient
+        (one enhancement group) and the learner's state (``state_bytes`` of its class)."""
+        from streamlearn.protocols.node_generator import ROW_BLOCK
+
         s = self.schedule()
         k = s.max_nodes
+        q = max(s.update_nodes, 1)
         biggest_group = max(s.enhancement, s.update_enhancement, s.update_additional)
-        need = {
-            "node_matrix_train": 8 * n_train * k,
-            "node_matrix_test": 8 * n_test * k,
-            "inputs": 8 * (n_train + n_test) * (n_features + 1) * 2,
-            "generator_transient": 8 * n_train * (biggest_group + s.update_nodes),
-            # an update holds H, C = H - A D and the product A D (l × q each)
-            "update_transients": 8 * 3 * n_train * max(s.update_nodes, 1),
-        }
         state = getattr(learner_cls, "state_bytes", None)
-        if state is not None:
-            need["learner_state"] = int(state(n_train, k, n_classes))
-        else:  # every node-incremental learner holds a k × k matrix (F or the Gram matrix)
+        if mode == "rows":
+            # the matrix is never held: a row block of A (and of the Gram product); the
+            # step's H (l × q) and the generator's pieces of it (another l × q)
+            need = {
+                "node_row_blocks": 8 * 2 * min(ROW_BLOCK, n_train) * k,
+                "node_matrix_test": 8 * n_test * k,
+                "inputs": 8 * (n_train + n_test) * (n_features + 1) * 2,
+                "update_block_and_generator": 8 * 2 * n_train * q,
+            }
+            if state is not None:
+                need["learner_state"] = int(state(n_train, k, n_classes,
+                                                  k0=s.initial_nodes, q=q))
+        else:
+            need = {
+                "node_matrix_train": 8 * n_train * k,
+                "node_matrix_test": 8 * n_test * k,
+                "inputs": 8 * (n_train + n_test) * (n_features + 1) * 2,
+                "generator_transient": 8 * n_train * (biggest_group + s.update_nodes),
+                # an update holds H, C = H - A D and the product A D (l × q each)
+                "update_transients": 8 * 3 * n_train * q,
+            }
+            if state is not None:
+                need["learner_state"] = int(state(n_train, k, n_classes))
+        if state is None:  # every node-incremental learner holds a k × k matrix (F, Gram)
             need["learner_state_at_least"] = 8 * k * k
         need["total"] = sum(need.values())
         return need
 
-    def check_memory(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
-                     n_features: int, n_classes: int, where: str = "") -> None:
-        """Raise :class:`UserError` when :meth:`memory_need` exceeds the limit."""
+    def memory_limit(self) -> float | None:
+        """Bytes a run may use: ``memory_limit_gib``, else 90 % of the machine's RAM."""
         from streamlearn.base import physical_memory_bytes
 
         ram = physical_memory_bytes()
-        limit = (self.memory_limit_gib * 2**30 if self.memory_limit_gib is not None
-                 else (0.9 * ram if ram else None))
+        return (self.memory_limit_gib * 2**30 if self.memory_limit_gib is not None
+                else (0.9 * ram if ram else None))
+
+    def storage(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
+                n_features: int, n_classes: int) -> str:
+        """``memory`` or ``rows``: the ``node_matrix`` setting, ``auto`` resolved to
+        ``memory`` when the whole matrix fits the limit."""
+        if self.node_matrix != "auto":
+            return self.node_matrix
+        limit = self.memory_limit()
+        need = self.memory_need(learner_cls, n_train, n_test, n_features, n_classes)
+        return "memory" if limit is None or need["total"] <= limit else "rows"
+
+    def check_memory(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
+                     n_features: int, n_classes: int, where: str = "") -> None:
+        """Raise :class:`UserError` when :meth:`memory_need` (with the node matrix stored
+        as :meth:`storage` chooses) exceeds the limit."""
+        limit = self.memory_limit()
         if limit is None:
             return
-        need = self.memory_need(learner_cls, n_train, n_test, n_features, n_classes)
+        mode = self.storage(learner_cls, n_train, n_test, n_features, n_classes)
+        need = self.memory_need(learner_cls, n_train, n_test, n_features, n_classes, mode)
         if need["total"] <= limit:
             return
         s = self.schedule()
         parts = ", ".join(f"{k.replace('_', ' ')} {_bytes(v)}" for k, v in need.items()
                           if k != "total")
         who = f" with {learner_cls.__name__}" if learner_cls is not None else ""
+        how = ("the node matrix regenerated in row blocks" if mode == "rows"
+               else "the node matrix held whole")
         raise UserError(
             f"{where}the 'incremental-nodes' run{who} needs about {_bytes(need['total'])} "
             f"({n_train:,} training samples × {s.max_nodes:,} nodes after {s.updates} "
-            f"updates: {parts}), more than the limit of {_bytes(limit)} on this machine. "
-            f"Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, 6 updates of "
-            "10 + 100 + 150), lower enhancement/updates in protocol.params, or cap the "
-            "training set with max_samples.")
+            f"updates, {how}: {parts}), more than the limit of {_bytes(limit)} on this "
+            f"machine. Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, 6 "
+            "updates of 10 + 100 + 150), lower enhancement/updates in protocol.params, or "
+            "cap the training set with max_samples.")
 
     # ------------------------------------------------------------------ steps
 
@@ -236,9 +285,12 @@ class IncrementalNodesProtocol(Protocol):
         Y[np.arange(n), ytr] = 1.0
         Y_seen = read_only(Y)
         learner.reset(kmax, c)
-        gen = BLSNodeGenerator(s, int(data.info["node_seed"]))
+        mode = self.storage(type(learner), n, nt, Xtr.shape[1], c)
+        rows = mode == "rows"
+        gen = BLSNodeGenerator(s, int(data.info["node_seed"]), rows=rows)
         test_nodes = TestNodes(gen, Xte)
-        A = np.empty((n, kmax), order="F")
+        # rows: A is never held; RowBlockNodes regenerates its rows for every product
+        A = np.empty((0 if rows else n, kmax), order="F")
         At = np.empty((nt, kmax), order="F")
         acc = np.full(U + 1, np.nan)
         t_nodes, t_update, t_test = (np.zeros(U + 1) for _ in range(3))
@@ -257,15 +309,18 @@ class IncrementalNodesProtocol(Protocol):
                 H = gen.next_block(Xtr)
                 t1 = time.perf_counter()
                 q = H.shape[1]
-                A[:, k:k + q] = H
-                del H
+                if not rows:
+                    A[:, k:k + q] = H
+                    H = A[:, k:k + q]
                 t2 = time.perf_counter()
                 # the learner sees read-only views: it cannot change the network's nodes
                 if u == 0:
-                    learner.initialize(read_only(A[:, :q]), Y_seen)  # type: ignore[attr-defined]
+                    learner.initialize(read_only(H), Y_seen)  # type: ignore[attr-defined]
                 else:
-                    learner.update(read_only(A[:, :k]),  # type: ignore[attr-defined]
-                                   read_only(A[:, k:k + q]))
+                    A_k = RowBlockNodes(gen, u, n) if rows else read_only(A[:, :k])
+                    learner.update(A_k, read_only(H))  # type: ignore[attr-defined]
+                    del A_k
+                del H
                 t3 = time.perf_counter()
                 peak[u] = tracemalloc.get_traced_memory()[1]
                 t_nodes[u], t_update[u] = t1 - t0, t3 - t2
@@ -317,6 +372,7 @@ class IncrementalNodesProtocol(Protocol):
                 "failed": failed.tolist(),
             },
             "na_from_update": na_from,
+            "node_matrix": mode,
         }
         return RunResult(metrics=metrics, curves=curves, timing=timing,
                          curve_axis="update (0 = initial network)", notes=notes,

@@ -30,10 +30,16 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg.blas import dgemm
 
-__all__ = ["BLSNodeGenerator", "NodeSchedule", "row_zscore", "sparse_autoencoder"]
+__all__ = ["BLSNodeGenerator", "NodeSchedule", "RowBlockNodes", "row_zscore",
+           "sparse_autoencoder"]
 
 BIAS = 0.1
+#: rows per block when the training nodes are computed (and later regenerated) in row
+#: blocks (``rows=True``): the same boundaries both times, so a regenerated block equals
+#: the block first handed out bit for bit
+ROW_BLOCK = 2048
 
 
 @dataclass(frozen=True)
@@ -182,9 +188,12 @@ class BLSNodeGenerator:
         H1 = gen.next_block(X_train)      # update 1 (l × q) ...
     """
 
-    def __init__(self, schedule: NodeSchedule, seed: int) -> None:
+    def __init__(self, schedule: NodeSchedule, seed: int, *, rows: bool = False) -> None:
         self.schedule = schedule
         self.seed = seed
+        #: compute every enhancement group in row blocks of :data:`ROW_BLOCK`, so that
+        #: :meth:`training_rows` can regenerate any rows of the training matrix exactly
+        self.rows = rows
         self._rng = np.random.Generator(np.random.PCG64(seed))
         self._blocks: list[_Block] = []
         self._Xb: np.ndarray | None = None       # preprocessed training inputs
@@ -216,6 +225,15 @@ class BLSNodeGenerator:
                          ) -> tuple[_EnhancementGroup, np.ndarray]:
         Zs = Z[:, sources]
         V = _orth(self._uniform((Zs.shape[1] + 1, m)))
+        if self.rows:  # the same values, computed block by block (see ROW_BLOCK)
+            tmax = max(float((Zs[b] @ V[:-1] + BIAS * V[-1]).max())
+                       for b in _row_blocks(Zs.shape[0]))
+            grp = _EnhancementGroup(sources, V, self.schedule.shrink / tmax if tmax > 0
+                                    else 1.0)
+            H = np.empty((Zs.shape[0], m))
+            for b in _row_blocks(Zs.shape[0]):
+                H[b] = grp.apply(Z[b])
+            return grp, H
         T = Zs @ V[:-1] + BIAS * V[-1]
         tmax = float(T.max())
         scale = self.schedule.shrink / tmax if tmax > 0 else 1.0
@@ -276,11 +294,99 @@ class BLSNodeGenerator:
         cols += [g.apply(Z) for g in block.enhancement]
         return (np.hstack(cols) if len(cols) > 1 else cols[0]), Z
 
+    def training_rows(self, rows: slice, steps: int) -> np.ndarray:
+        """Rows ``rows`` of the training matrix of the first ``steps`` blocks, regenerated
+        from the stored feature nodes and enhancement groups (``rows=True`` only: then
+        equal, bit for bit, to the columns :meth:`next_block` returned, when ``rows``
+        is one of :func:`_row_blocks`' blocks)."""
+        if not self.rows:
+            raise ValueError("training_rows needs a generator made with rows=True")
+        assert self._Ztr is not None
+        Z = self._Ztr[rows]
+        cols: list[np.ndarray] = []
+        f = 0
+        for block in self._blocks[:steps]:
+            nf = len(block.windows) * self.schedule.window_nodes
+            if nf:
+                cols.append(Z[:, f:f + nf])
+                f += nf
+            cols += [g.apply(Z) for g in block.enhancement]
+        return np.hstack(cols)
+
     def build(self, X: np.ndarray, updates: int) -> np.ndarray:
         """The whole training matrix after ``updates`` updates, drawn afresh from the seed
         (a new generator; this one is not advanced)."""
         gen = BLSNodeGenerator(self.schedule, self.seed)
         return np.hstack([gen.next_block(X) for _ in range(updates + 1)])
+
+
+def _row_blocks(n: int) -> list[slice]:
+    """The row blocks of ``n`` training rows (:data:`ROW_BLOCK` each, the last shorter)."""
+    return [slice(i, min(i + ROW_BLOCK, n)) for i in range(0, n, ROW_BLOCK)]
+
+
+class RowBlockNodes:
+    """The training node matrix ``A`` (``l × k``, the first ``steps`` blocks) without
+    holding it: every product regenerates ``A`` in row blocks of :data:`ROW_BLOCK` from
+    the generator (issue 26: the ridge family needs only ``AᵀA`` and ``AᵀY``, the
+    Greville family ``A D``). Supports what the node-incremental learners ask of ``A``:
+    ``A.shape``, ``A.T @ X`` (``X`` an ``l × q`` array, or ``A`` itself: the Gram
+    matrix) and ``A @ D``. Read-only by construction."""
+
+    __array_ufunc__ = None  # numpy defers ``ndarray @ RowBlockNodes`` to us (refused)
+
+    def __init__(self, gen: BLSNodeGenerator, steps: int, n_rows: int) -> None:
+        self.gen = gen
+        self.steps = steps
+        self.shape = (n_rows, gen.schedule.nodes_after(steps - 1))
+        self.ndim = 2
+
+    def blocks(self) -> Any:
+        """``(rows, A[rows])`` for every row block, in order."""
+        for b in _row_blocks(self.shape[0]):
+            yield b, self.gen.training_rows(b, self.steps)
+
+    @property
+    def T(self) -> _TransposedRowBlockNodes:
+        return _TransposedRowBlockNodes(self)
+
+    def __matmul__(self, D: np.ndarray) -> np.ndarray:
+        """``A @ D`` (``l × q``), one row block at a time."""
+        D = np.asarray(D)
+        out = np.empty((self.shape[0], D.shape[1]))
+        for b, Ab in self.blocks():
+            np.matmul(Ab, D, out=out[b])
+        return out
+
+
+class _TransposedRowBlockNodes:
+    """``Aᵀ`` of a :class:`RowBlockNodes`: ``Aᵀ X`` summed over row blocks."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, A: RowBlockNodes) -> None:
+        self.A = A
+        self.shape = (A.shape[1], A.shape[0])
+
+    def __matmul__(self, X: Any) -> np.ndarray:
+        k = self.A.shape[1]
+        gram = X is self.A
+        if not gram:
+            X = np.asarray(X)
+            if X.shape[0] != self.A.shape[0]:
+                raise ValueError(f"Aᵀ @ X: X has {X.shape[0]} rows, A {self.A.shape[0]}")
+        out = np.zeros((k, k if gram else X.shape[1]), order="F")
+        for b, Ab in self.A.blocks():  # out += Abᵀ op: BLAS gemm with beta = 1, in place
+            At = Ab.T                    # Fortran k × rows
+            if gram:
+                dgemm(1.0, At, At, beta=1.0, c=out, trans_b=1, overwrite_c=1)
+            else:
+                Xb = X[b]
+                if Xb.flags.c_contiguous:
+                    dgemm(1.0, At, Xb.T, beta=1.0, c=out, trans_b=1, overwrite_c=1)
+                else:
+                    dgemm(1.0, At, np.asfortranarray(Xb), beta=1.0, c=out, overwrite_c=1)
+        return out
 
 
 class TestNodes:

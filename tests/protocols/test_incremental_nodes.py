@@ -13,8 +13,10 @@ import yaml
 
 from streamlearn import components, registry
 from streamlearn.protocols.node_generator import (
+    ROW_BLOCK,
     BLSNodeGenerator,
     NodeSchedule,
+    RowBlockNodes,
     TestNodes,
     row_zscore,
     sparse_autoencoder,
@@ -89,6 +91,77 @@ def test_parallel_runs_give_the_same_records(tmp_path, capsys):
     assert a.keys() == b.keys()
     for k in a:
         assert a[k]["updates"] == b[k]["updates"] and a[k]["metrics"] == b[k]["metrics"]
+
+
+def test_row_block_mode_gives_the_accuracies_of_the_whole_matrix(tmp_path, capsys):
+    """node_matrix: rows (A regenerated in row blocks, never held) against memory (A
+    held whole): the same network, so every algorithm's update accuracies agree; the
+    products are summed in another order, so the bound is one test sample in 300."""
+    out = {}
+    for mode in ("memory", "rows"):
+        cfg = _cfg(node_matrix=mode)
+        cfg["repeats"] = 1
+        cfg["streams"][0]["params"]["n_samples"] = ROW_BLOCK + 1300  # two row blocks
+        rc, text = _run(tmp_path, cfg, capsys, out=mode)
+        assert rc == 0, text
+        out[mode] = _records(tmp_path / mode)
+    assert out["memory"].keys() == out["rows"].keys() and len(out["rows"]) == 6
+    for name, rec in out["rows"].items():
+        assert rec["node_matrix"] == "rows" and out["memory"][name]["node_matrix"] == "memory"
+        a = np.array(rec["updates"]["accuracy"])
+        b = np.array(out["memory"][name]["updates"]["accuracy"])
+        assert np.abs(a - b).max() <= 1 / 300 + 1e-12, name
+        # rows mode never allocates the training matrix
+        assert rec["timing"]["node_matrix_bytes"] < out["memory"][name]["timing"][
+            "node_matrix_bytes"]
+
+
+@pytest.mark.parametrize("n", [ROW_BLOCK - 7, 2 * ROW_BLOCK + 5])
+def test_regenerated_rows_equal_the_blocks_first_drawn(n):
+    """RowBlockNodes: every row block regenerated from the generator equals, bit for bit,
+    the columns next_block handed out (same boundaries, same code path); its products
+    agree with the dense ones to rounding, and the rows generator draws the same network
+    as the whole-matrix one (feature nodes exactly, enhancement nodes to rounding)."""
+    s = NodeSchedule(windows=3, window_nodes=5, enhancement=60, updates=3, update_windows=1,
+                     update_enhancement=20, update_additional=30)
+    rng = np.random.default_rng(n)
+    X = rng.random((n, 30))
+    gen = BLSNodeGenerator(s, 7, rows=True)
+    A = np.hstack([gen.next_block(X) for _ in range(4)])
+    dense = np.hstack([BLSNodeGenerator(s, 7).next_block(X) for _ in range(1)])
+    np.testing.assert_allclose(A[:, :dense.shape[1]], dense, rtol=0, atol=1e-13)
+    for steps in range(1, 5):
+        R = RowBlockNodes(gen, steps, n)
+        k = R.shape[1]
+        assert k == s.nodes_after(steps - 1)
+        np.testing.assert_array_equal(np.vstack([Ab for _, Ab in R.blocks()]), A[:, :k])
+        H, D = rng.random((n, 7)), rng.random((k, 4))
+        Ak = A[:, :k]
+        scale = np.abs(Ak).sum(axis=0).max()
+        np.testing.assert_allclose(R.T @ H, Ak.T @ H, rtol=0, atol=1e-13 * scale * n)
+        np.testing.assert_allclose(R.T @ np.asfortranarray(H), Ak.T @ H, rtol=0,
+                                   atol=1e-13 * scale * n)
+        np.testing.assert_allclose(R.T @ R, Ak.T @ Ak, rtol=0, atol=1e-13 * scale * n)
+        np.testing.assert_array_equal(R @ D, np.vstack([Ak[b] @ D for b, _ in R.blocks()]))
+    with pytest.raises(ValueError, match="rows"):
+        RowBlockNodes(gen, 1, n).T @ rng.random((n + 1, 2))
+    with pytest.raises(ValueError, match="rows=True"):
+        BLSNodeGenerator(s, 7).training_rows(slice(0, 10), 1)
+
+
+def test_auto_node_matrix_falls_back_to_row_blocks_when_the_matrix_does_not_fit():
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
+
+    chol1 = registry.ALGORITHMS["bls_chol1"]
+    paper = IncrementalNodesProtocol(memory_limit_gib=20.0)  # the paper's MNIST network
+    assert paper.storage(chol1, 60000, 10000, 784, 10) == "rows"
+    need = paper.memory_need(chol1, 60000, 10000, 784, 10, "rows")
+    assert need["total"] < 20 * 2**30 < paper.memory_need(chol1, 60000, 10000, 784, 10)[
+        "total"]
+    assert "node_matrix_train" not in need
+    small = IncrementalNodesProtocol(memory_limit_gib=20.0, enhancement=100, updates=2)
+    assert small.storage(chol1, 6000, 1000, 784, 10) == "memory"
+    assert IncrementalNodesProtocol(node_matrix="rows").storage(chol1, 10, 10, 2, 2) == "rows"
 
 
 def test_smoke_overrides_protocol_params(tmp_path, capsys):

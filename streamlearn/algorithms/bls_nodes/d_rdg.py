@@ -47,7 +47,7 @@ class DirectRidge(NodeIncrementalLearner):
         M = self._R[:k, :k].copy()
         M[np.diag_indices(k)] += self.lam
         self.W_ = self._lapack(scipy.linalg.solve, M, self._AtY[:k], assume_a="sym",
-                              check_finite=False)
+                              check_finite=False, overwrite_a=True)  # M is our copy
 
     def _initialize(self, A: np.ndarray, Y: np.ndarray) -> None:
         """``W = (Aᵀ A + λ I)⁻¹ Aᵀ Y`` (6)-(7)."""
@@ -74,6 +74,8 @@ class DirectRidge(NodeIncrementalLearner):
             self.k_ -= q  # the base class advances k_ after a successful update
 
     @classmethod
-    def state_bytes(cls, n_train: int, k_max: int, n_classes: int) -> int:
-        # the Gram matrix and the copy the solver factorises
-        return 8 * (2 * k_max * k_max + 2 * k_max * n_classes)
+    def state_bytes(cls, n_train: int, k_max: int, n_classes: int, *,
+                    k0: int | None = None, q: int | None = None) -> int:
+        # the Gram matrix and the copy the solver factorises in place; an update's Aᵀ H
+        extra = 0 if q is None else k_max * q
+        return 8 * (2 * k_max * k_max + 2 * k_max * n_classes + extra)

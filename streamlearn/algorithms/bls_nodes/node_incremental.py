@@ -172,9 +172,12 @@ class NodeIncrementalLearner(Classifier):
         raise NotImplementedError
 
     @classmethod
-    def state_bytes(cls, n_train: int, k_max: int, n_classes: int) -> int:
+    def state_bytes(cls, n_train: int, k_max: int, n_classes: int, *,
+                    k0: int | None = None, q: int | None = None) -> int:
         """Bytes of the state and the largest transient of one update at the final size
-        (float64), excluding the node matrices the protocol holds."""
+        (float64), excluding the node matrices the protocol holds; with the initial
+        number of nodes ``k0`` and the nodes per update ``q``, the transients of INIT and
+        of an update at ``k_max`` are counted exactly, else bounded."""
         raise NotImplementedError
 
     @classmethod
@@ -230,10 +233,14 @@ class _InverseCholeskyLearner(NodeIncrementalLearner):
         self.W_ = np.vstack([self.W_ + T @ b, G @ b])
 
     @classmethod
-    def state_bytes(cls, n_train: int, k_max: int, n_classes: int) -> int:
+    def state_bytes(cls, n_train: int, k_max: int, n_classes: int, *,
+                    k0: int | None = None, q: int | None = None) -> int:
         # F (k_max²) and, at INIT, the Gram matrix and its factor (2 k0²) — bounded by
-        # 2 k_max²; per update the l × q blocks C and the k × q blocks are small.
-        return 8 * (2 * k_max * k_max + 2 * k_max * n_classes)
+        # 2 k_max²; an update holds C (l × q) and three k × q blocks (Aᵀ H, E or D, T).
+        if k0 is None or q is None:
+            return 8 * (2 * k_max * k_max + 2 * k_max * n_classes)
+        return 8 * (k_max * k_max + 2 * k_max * n_classes
+                    + max(2 * k0 * k0, n_train * q + 3 * k_max * q))
 
 
 class _GrevilleLearner(NodeIncrementalLearner):
@@ -299,7 +306,12 @@ class _GrevilleLearner(NodeIncrementalLearner):
         self.W_ = np.vstack([self.W_ - D @ BtY, BtY])              # (24)/(66)
 
     @classmethod
-    def state_bytes(cls, n_train: int, k_max: int, n_classes: int) -> int:
-        # Pᵀ (l × k_max) plus INIT's solve of k0 right-hand sides of length l (a copy of
-        # Aᵀ, ≤ l × k_max) and the Gram matrix.
-        return 8 * (2 * n_train * k_max + k_max * k_max)
+    def state_bytes(cls, n_train: int, k_max: int, n_classes: int, *,
+                    k0: int | None = None, q: int | None = None) -> int:
+        # Pᵀ (l × k_max) plus INIT's product A M⁻ᵀ (l × k0) with the Gram matrix and its
+        # inverse (2 k0²) — bounded by l × k_max + k_max² — or an update's A D, C, Bᵀ and
+        # the solver's copy of Cᵀ (4 l × q) and D (k × q).
+        if k0 is None or q is None:
+            return 8 * (2 * n_train * k_max + k_max * k_max)
+        return 8 * (n_train * k_max
+                    + max(n_train * k0 + 2 * k0 * k0, 4 * n_train * q + k_max * q))
