@@ -65,7 +65,7 @@ def run_case(case: dict[str, Any], work: Path) -> dict[str, Any]:
     (rec,) = [json.loads(p.read_text()) for p in (out / "runs").glob("*.json")]
     return {**case, "k": rec["updates"]["nodes"][-1],
             "n_train": rec["stream_info"]["n_samples"],
-            "peak_rss_bytes": rec["memory"]["process_peak_rss_bytes"],
+            "peak_rss_bytes": rec["memory"]["run_peak_rss_bytes"],
             "node_matrix": rec["node_matrix"],
             "seconds": rec["timing"]["total_seconds"],
             "final_accuracy": rec["updates"]["accuracy"][-1]}

@@ -298,6 +298,7 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     record["learner"] = str(repr(learner))
     protocol.check_data(type(learner), prepared)
     protocol.warm_up(learner, prepared)
+    peak_reset = _reset_peak_rss()
     cpu0 = time.process_time()
     result = protocol.run(learner, prepared, ctx)
     cpu_seconds = time.process_time() - cpu0
@@ -317,9 +318,12 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     )
     fields["memory"] = {
         "model_bytes": int(learner.model_bytes()),
-        # high-water mark of the whole process (a worker may have run other runs before)
+        # ru_maxrss: the whole process's high-water mark where it could not be reset (a
+        # worker may have run other runs before), else this run's, as the next field
         "process_peak_rss_bytes": _peak_rss_bytes(),
     }
+    if peak_reset:  # this run's own high-water mark (the process's, reset at its start)
+        fields["memory"]["run_peak_rss_bytes"] = _status_bytes("VmHWM")
     if spec.memory_profile:
         fresh = _construct(cls, spec.algorithm, spec.seed)
         fields["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
@@ -339,6 +343,30 @@ def learner_counters(learner: Any) -> dict[str, int | float]:
             if isinstance(value, int | float | np.integer | np.floating):
                 out[name] = value.item() if isinstance(value, np.generic) else value
     return out
+
+
+def _reset_peak_rss() -> bool:
+    """Reset the process's resident high-water mark (Linux ≥ 4.0: ``5`` to
+    ``/proc/self/clear_refs``), so that ``VmHWM`` afterwards is the peak of what follows
+    (the data already loaded included). False where that is not possible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return _status_bytes("VmHWM") is not None
+
+
+def _status_bytes(field: str) -> int | None:
+    """A ``kB`` field of ``/proc/self/status`` in bytes (None where there is none)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _peak_rss_bytes() -> int | None:

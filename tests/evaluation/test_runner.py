@@ -251,6 +251,23 @@ def test_memory_profile_and_saved_predictions(tmp_path):
     assert oca == pytest.approx(rec["metrics"]["oca"])
 
 
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux /proc only")
+def test_each_run_records_its_own_peak_memory():
+    """VmHWM is reset as a run starts: a run after a bigger one reports its own peak, not
+    the earlier allocation (the reset lowers ru_maxrss too)."""
+    from streamlearn.evaluation.runs import _reset_peak_rss, _status_bytes
+
+    big = np.ones(60_000_000)  # 480 MB resident
+    rss = _status_bytes("VmRSS")
+    assert rss is not None and _status_bytes("VmHWM") >= rss > 450 * 2**20
+    del big
+    assert _reset_peak_rss()
+    small = np.ones(1_000_000)
+    small[::512] = 3.0
+    run_peak = _status_bytes("VmHWM")
+    assert run_peak is not None and run_peak + 400 * 2**20 < rss
+
+
 
 def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
     from streamlearn.datasets.synthetic.drift import HyperplaneStream

@@ -34,6 +34,10 @@ PAPER_FILE = Path(__file__).parents[2] / "reference" / "ridge_bls_paper.yaml"
 ALGOS = ("Orig.", "Exg-E", "Chol-1", "Chol-2", "R-Inv", "D-Rdg")
 
 
+#: the paper's MNIST network (Tables II-III): initial nodes and nodes per update
+PAPER_K0, PAPER_Q = 3060, 2010
+
+
 def paper_values() -> dict[str, Any]:
     """The seed's MNIST Tables II-III means (``blocks[i][algo] = [u0..u11]``) and Table VI."""
     import yaml
@@ -134,12 +138,17 @@ def tables_md(results: Path, timing_lam: float | None = None) -> str:
         for block, e in enumerate(picked):
             block_of.setdefault(2.0 ** e, block)
     exp = json.loads((results / "experiment.json").read_text())
+    paper_size = nodes == [PAPER_K0 + PAPER_Q * u for u in range(U + 1)]
+    compare = ("the paper's network (3060 + 2010 per update), so levels compare too (the "
+               "paper averages 100 simulations)." if paper_size else
+               "the paper's network is larger (3060 + 2010 per update), so compare "
+               "shapes, not levels.")
     lines = [f"# Ridge-BLS, MNIST: test accuracy per update ({results.name})", "",
              f"Config `{exp.get('config_path')}`; seeds {exp['config']['seeds']}; "
              f"nodes per update {nodes}. Mean test accuracy (%) over seeds; `NA (f/n)`: "
              "the factorisation failed at or before this update in f of n runs. Paper: the "
-             "seed's block with the same λ (calibration.md), same update index — the paper's "
-             "network is larger (3060 + 2010 per update), so compare shapes, not levels.", ""]
+             "seed's block with the same λ (calibration.md), same update index — "
+             + compare, ""]
     for lam in lams:
         b = block_of.get(lam)
         title = f"## λ = {_lam_text(lam)}" + (f" (paper block λ_{b + 1})" if b is not None
@@ -181,6 +190,7 @@ def tables_md(results: Path, timing_lam: float | None = None) -> str:
                        if np.isfinite(acc).any() else "NA")
         lines.append(f"| {_lam_text(lam)} | " + " | ".join(row) + " |")
     lines.append("")
+    lines += _memory_section(recs, lams, algos, by)
     # Table VI: timing
     ok = [lam for lam in lams
           if all(not any(r["updates"]["failed"]) for r in by.get((lam, "Chol-1"), []))]
@@ -246,6 +256,31 @@ def tables_md(results: Path, timing_lam: float | None = None) -> str:
         state = max(r["timing"]["state_bytes"][-1] for r in runs) / 2**20
         lines.append(f"| {a} | {peak:.0f} | {state:.0f} |")
     return _finish(results, lines, lams, algos, by)
+
+
+def _memory_section(recs: list[dict[str, Any]], lams: list[float], algos: list[str],
+                    by: dict[tuple[float, str], list[dict[str, Any]]]) -> list[str]:
+    """Each run's process peak (``ru_maxrss``), how the node matrix was stored and the
+    training time (node generation + weight updates), max over seeds."""
+    if not all("run_peak_rss_bytes" in (r.get("memory") or {}) for r in recs):
+        return []  # records made before runs measured their own peak
+    lines = ["## Peak memory and time per run", "",
+             "The run's peak resident memory (the process's `VmHWM`, reset as the run "
+             "starts: the interpreter and the loaded data included), the node matrix held "
+             "whole (`memory`) or regenerated in row blocks (`rows`), training time (node "
+             "generation + weight updates); max over seeds.",
+             "", "| λ | algorithm | node matrix | peak RSS (GiB) | training (s) |",
+             "|---|---|---|---|---|"]
+    for lam in lams:
+        for a in algos:
+            runs = by.get((lam, a), [])
+            if not runs:
+                continue
+            peak = max(r["memory"]["run_peak_rss_bytes"] for r in runs) / 2**30
+            mode = "/".join(sorted({str(r.get("node_matrix", "memory")) for r in runs}))
+            secs = max(r["timing"]["total_seconds"] for r in runs)
+            lines.append(f"| {_lam_text(lam)} | {a} | {mode} | {peak:.2f} | {secs:.0f} |")
+    return [*lines, ""]
 
 
 def _finish(results: Path, lines: list[str], lams: list[float], algos: list[str],
