@@ -13,7 +13,9 @@ file of a comparison only once all of them could be made.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from streamlearn.reporting.figures import figure_bytes
 from streamlearn.reporting.plots import _plain_text, _pyplot
@@ -43,6 +45,37 @@ def caption(comparison: Comparison) -> str:
 
 
 @_plain_text
+class _NameOrderedSet(set):  # type: ignore[type-arg]
+    """A set of learner names that iterates in name order."""
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(sorted(set.__iter__(self)))
+
+
+@contextlib.contextmanager
+def _cliques_in_a_fixed_order() -> Iterator[None]:
+    """scikit-posthocs (0.11) iterates its crossbar cliques as Python sets of names, whose
+    order follows the per-process string hash: the same comparison then gives SVGs that
+    differ in path order and, for cliques with equal lowest rank, in bar levels. Its clique
+    finder is wrapped here to return name-ordered sets in a sorted list, so the same
+    comparison draws the same file in every process (tested across hash seeds)."""
+    from scikit_posthocs import _plotting
+
+    find = getattr(_plotting, "_find_maximal_cliques", None)
+    if find is None:  # another version: draw as it does
+        yield
+        return
+
+    def ordered(adj: Any) -> list[set[Any]]:
+        return sorted((_NameOrderedSet(c) for c in find(adj)), key=lambda c: list(c))
+
+    _plotting._find_maximal_cliques = ordered
+    try:
+        yield
+    finally:
+        _plotting._find_maximal_cliques = find
+
+
 def draw(comparison: Comparison) -> tuple[bytes, bytes]:
     """The diagram as (SVG, PNG) bytes."""
     import pandas as pd
@@ -56,11 +89,13 @@ def draw(comparison: Comparison) -> tuple[bytes, bytes]:
     longest = max(len(name) for name in t.learners)
     fig, ax = plt.subplots(figsize=(max(6.4, 4.0 + 0.16 * longest), 1.2 + 0.32 * k))
     unclipped = {"clip_on": False}  # a learner at rank 1 or k sits on the axis' end
-    sp.critical_difference_diagram(
-        ranks, sig, ax=ax, alpha=comparison.alpha,
-        label_fmt_left="{label} ({rank:.2f}) ", label_fmt_right=" ({rank:.2f}) {label}",
-        label_props={"fontsize": 9}, text_h_margin=0.3, marker_props=unclipped,
-        elbow_props=unclipped, crossbar_props=unclipped)
+    with _cliques_in_a_fixed_order():
+        sp.critical_difference_diagram(
+            ranks, sig, ax=ax, alpha=comparison.alpha,
+            label_fmt_left="{label} ({rank:.2f}) ",
+            label_fmt_right=" ({rank:.2f}) {label}",
+            label_props={"fontsize": 9}, text_h_margin=0.3, marker_props=unclipped,
+            elbow_props=unclipped, crossbar_props=unclipped)
     ax.set_xlim(1.0, float(k))
     ax.set_xticks(range(1, k + 1))
     bottom, _ = ax.get_ylim()

@@ -85,8 +85,13 @@ def friedman_line(c: Comparison) -> str:
     chi2, p = c.friedman
     ff, pf = c.iman_davenport
     verdict = ("rejects" if pf < c.alpha else "does not reject")
-    return (f"Friedman χ²({k - 1}) = {_num(chi2)}, p = {_p(p)}; Iman–Davenport "
-            f"F({k - 1}, {(k - 1) * (n - 1)}) = {_num(ff)}, p = {_p(pf)} (N = {n} streams, "
+    if math.isinf(ff):  # N(k-1) = χ²: the F form divides by zero
+        iman = (f"Iman–Davenport F({k - 1}, {(k - 1) * (n - 1)}) unbounded: every stream "
+                "ranks the learners in the same order, so only Friedman's p applies")
+        verdict = ("rejects" if p < c.alpha else "does not reject")
+    else:
+        iman = f"Iman–Davenport F({k - 1}, {(k - 1) * (n - 1)}) = {_num(ff)}, p = {_p(pf)}"
+    return (f"Friedman χ²({k - 1}) = {_num(chi2)}, p = {_p(p)}; {iman} (N = {n} streams, "
             f"k = {k} learners): {verdict} \"all learners perform alike\" at "
             f"α = {c.alpha:g}.")
 

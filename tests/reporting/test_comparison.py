@@ -96,6 +96,11 @@ def test_two_learners_and_all_ties_and_perfect_agreement():
     np.testing.assert_array_equal(tied.avg_ranks, [2, 2, 2])
     same = compare_table(_table([[3, 2, 1]] * 5))
     assert same.iman_davenport is not None and same.iman_davenport == (math.inf, 0.0)
+    from streamlearn.reporting.comparison_files import friedman_line
+
+    line = friedman_line(same)  # no "F = ∞, p = 0": the F form is undefined here
+    assert "∞" not in line and "unbounded" in line and "p = 0.00674" in line
+    assert "rejects" in line and "does not reject" not in line
 
 
 def test_few_streams_warn_about_power():
@@ -169,6 +174,31 @@ def test_cd_diagram_is_valid_svg_and_png():
         img = plt.imread(io.BytesIO(png), format="png")
         assert img.ndim == 3 and img.shape[0] > 50 and img.shape[1] > 200
         assert "CD = " in cd_diagram.caption(c) or test == "wilcoxon-holm"
+
+
+def test_cd_diagram_is_the_same_file_under_every_string_hash_seed():
+    """The crossbars' point order must not follow Python's per-process string hash
+    (scikit-posthocs iterates sets of names): the same comparison, drawn in processes with
+    different PYTHONHASHSEED, gives the same SVG bytes."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib, numpy as np\n"
+            "from tests.reporting.test_comparison import _table\n"
+            "from streamlearn.reporting.comparison import compare_table\n"
+            "from streamlearn.reporting import cd_diagram\n"
+            "m = np.array([[5, 4.9, 4.8, 1, 0.9, 0.8]] * 6) + np.arange(6)[:, None] * "
+            "np.array([0, 0.2, -0.2, 0, 0.2, -0.2])\n"
+            "svg, _ = cd_diagram.draw(compare_table(_table(m)))\n"
+            "print(hashlib.sha256(svg).hexdigest())\n")
+    digests = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "MPLBACKEND": "Agg"}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
 
 
 def test_unknown_test_and_bad_alpha_are_user_errors():
