@@ -70,8 +70,10 @@ RIDGE = """# Toy ridge
 |---|---|---|---|
 | Chol-1 | 97.23 | 98.50 | NA (1/1) |
 | *paper Chol-1* | *98.30* | *98.62* | *98.76* |
-| Orig. | 97.00 | 98.10 | 98.20 |
+| Orig. | 97.00 | 98.10 | NA (1/1) |
 | *paper Orig.* | *98.30* | NA | NA |
+| R-Inv | 97.00 | 98.50 |
+| *paper R-Inv* | *98.30* | *98.62* | *98.76* |
 """
 README = "# {title}\n\nFirst paragraph.\n\n## Discussion\n\nText.\n"
 
@@ -138,10 +140,15 @@ def test_markdown_readers(tmp_path: Path) -> None:
     ridge.mkdir(parents=True)
     (ridge / "tables.md").write_text(RIDGE)
     acc = compute_account(ridge.parent)
+    # a failed factorisation is a result: NA against a number is outside any tolerance,
+    # NA on both sides agrees; a column we did not run is "not run"
     assert [(c.algorithm, c.column, c.within) for c in acc.cells] == [
-        ("Chol-1", "u0", False), ("Chol-1", "u1", True), ("Orig.", "u0", False)]
+        ("Chol-1", "u0", False), ("Chol-1", "u1", True), ("Chol-1", "u2", False),
+        ("Orig.", "u0", False), ("Orig.", "u1", False), ("Orig.", "u2", True),
+        ("R-Inv", "u0", False), ("R-Inv", "u1", True)]
     assert [c.key for c in acc.not_run] == [
-        "mnist_tables/tables.md | λ = 2^-30 (paper block λ_1) | Chol-1 | test_accuracy u2"]
+        "mnist_tables/tables.md | λ = 2^-30 (paper block λ_1) | R-Inv | test_accuracy u2"]
+    assert "3 of 8 cells within tolerance" in account_line(acc)
 
 
 def _forks_tree(tmp_path: Path) -> Path:

@@ -29,8 +29,11 @@ experiments that explain a miss (those are the *evidence* misses.json points to)
   baselines) counts once, from the first file listed.
 * forks: ``table1.md`` (Table 1) and ``tables2_3.md`` (Tables 2–3, both σ versions: the
   README compares both with the paper); not sensitivity.md, extra_checks.md, pnk_ridge.md.
-* ridge_bls: ``mnist_tables/tables.md`` (Tables II–III on the scaled network, the paper's
-  row under each of ours); mnist_na/ has no paper rows, calibration.md is an input.
+* ridge_bls: ``mnist_full/tables.md`` (Tables II–III at the paper's size, for the λ and
+  algorithms run there), then ``mnist_tables/tables.md`` (the scaled network, the
+  paper's row under each of ours) for the other cells; mnist_na/ has no paper rows,
+  calibration.md is an input. A failed factorisation (``NA``) is a result: NA on both
+  sides agrees, NA on one side only is outside any tolerance.
 * fast_ons: the paper reports figures, not numbers: no cell to compare.
 
 Tolerances (issue 26): OCA and the other accuracy-type scores of the Online-BLS tables
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,8 +112,10 @@ SPECS: dict[str, PaperSpec] = {
         tolerance={"mistake_rate": 2.0},
         elsewhere="Figs. 3 and 5 (KuaiRec: data file not on this machine)"),
     "ridge_bls": PaperSpec(
-        tables=(Tables("mnist_tables/tables.md", "Tables II–III", "paper_rows",
-                       "test_accuracy"),),
+        tables=(Tables("mnist_full/tables.md", "Tables II–III", "paper_rows",
+                       "test_accuracy"),
+                Tables("mnist_tables/tables.md", "Tables II–III", "paper_rows",
+                       "test_accuracy")),
         tolerance={"test_accuracy": 0.5},
         elsewhere="Tables IV–V (NORB: data file not on this machine)"),
     "fast_ons": PaperSpec(
@@ -243,14 +249,32 @@ def _markdown_cells(path: Path, rel: str, spec: Tables, tol: float) -> list[Cell
                 continue
             mine = ours_rows.get(m.group(1), [])
             for j, col in enumerate(header[1:], start=1):
-                paper = _number(cells[j]) if j < len(cells) else None
-                if paper is None:
+                paper_text = cells[j] if j < len(cells) else ""
+                ours_text = mine[j] if j < len(mine) else ""
+                paper, ours = _number(paper_text), _number(ours_text)
+                paper_na, ours_na = _is_na(paper_text), _is_na(ours_text)
+                if paper is None and not paper_na:
                     continue
-                ours = _number(mine[j]) if j < len(mine) else None
+                if paper_na or ours_na:  # a failed factorisation ("NA") is a result:
+                    # NA on both sides agrees; NA on one side is outside any tolerance
+                    if ours is None and not ours_na:
+                        ours_v, delta = None, None  # not run
+                    else:
+                        ours_v = math.nan if ours_na else ours
+                        delta = 0.0 if paper_na and ours_na else None
+                    out.append(Cell(rel, spec.label, table, m.group(1), spec.metric, col,
+                                    ours_v, math.nan if paper_na else paper, delta, tol,
+                                    spec.why))
+                    continue
                 out.append(Cell(rel, spec.label, table, m.group(1), spec.metric, col, ours,
                                 paper, None if ours is None else ours - paper, tol,
                                 spec.why))
     return out
+
+
+def _is_na(text: str) -> bool:
+    """A table cell that reports a failed factorisation: ``NA``, ``*NA*``, ``NA (1/1)``."""
+    return text.strip().strip("*").startswith("NA")
 
 
 def paper_cells(folder: Path, spec: PaperSpec) -> list[Cell]:
