@@ -193,7 +193,7 @@ def test_cd_diagram_is_the_same_file_under_every_string_hash_seed():
             "svg, _ = cd_diagram.draw(compare_table(_table(m)))\n"
             "print(hashlib.sha256(svg).hexdigest())\n")
     digests = set()
-    for seed in ("1", "2", "3", "4"):
+    for seed in ("1", "2", "3"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "MPLBACKEND": "Agg"}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True)
