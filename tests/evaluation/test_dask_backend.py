@@ -324,7 +324,10 @@ def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     out = tmp_path / "o"
     cmd = [sys.executable, "-m", "streamlearn", "run", str(path), "--out", str(out),
            "--backend", "dask", "--jobs", "2", "--quiet"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # SIGINT at its default in the child even when this session
+                            # runs in the background of a non-interactive shell
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     runs = out / "runs"
     deadline = time.time() + 240  # a loaded machine starts a LocalCluster slowly
     while time.time() < deadline and len(list(runs.glob("*.json"))) < 2:

@@ -306,6 +306,13 @@ def test_in_worker_processes_a_learner_ending_its_process_fails_its_run_only(use
             assert bad["error"].startswith("SystemExit: 0 (Raises called sys.exit()")
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT back to its default. A test session started in
+    the background of a non-interactive shell inherits SIGINT ignored, and Python then
+    installs no KeyboardInterrupt handler, so the signal these tests send would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     """SIGINT to `streamlearn run`: exit 130 within seconds, complete records only — also
@@ -316,7 +323,7 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     out = user_dir / "out"
     proc = subprocess.Popen([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
                              "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_default_sigint)
     deadline = time.time() + 90
     while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
         time.sleep(0.05)
@@ -364,7 +371,7 @@ def test_interrupt_with_progress_bars_exits_130_without_traceback(user_dir, sign
                   n=500)
     out = user_dir / "out"
     proc = subprocess.Popen([*_ENTRY, "run", str(cfg)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     deadline = time.time() + 90
     while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
         time.sleep(0.05)
@@ -381,7 +388,7 @@ def test_ctrl_c_while_the_command_starts_is_a_clean_exit_130():
     """A Ctrl-C while NumPy, Numba and the learners are imported (the first second or so)
     is exit 130 with "Interrupted.", no traceback."""
     proc = subprocess.Popen([*_ENTRY, "list"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     time.sleep(0.15)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
