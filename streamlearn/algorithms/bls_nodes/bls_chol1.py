@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from streamlearn.algorithms.bls_nodes.node_incremental import _InverseCholeskyLearner
-from streamlearn.algorithms.linalg import ichol, tri_mul, tri_t_mul
+from streamlearn.algorithms.linalg import NotPositiveDefinite, ichol, tri_mul, tri_t_mul
 from streamlearn.registry import register_algorithm
 
 __all__ = ["Chol1BLS"]
@@ -37,6 +37,26 @@ class Chol1BLS(_InverseCholeskyLearner):
 
     paper_name: ClassVar[str] = "Chol-1"
 
+    def _diagnose(self, A: np.ndarray, H: np.ndarray, M: np.ndarray, E: np.ndarray) -> None:
+        """Why (42a) failed, recorded in the run's learner counters: the extreme
+        eigenvalues of the Schur complement as Chol-1 formed it, ``HᵀH + λI − EᵀE``, and
+        of the same matrix in Chol-2's form (57), ``CᵀC + λDᵀD + λI`` with
+        ``D = F Fᵀ Aᵀ H``, ``C = H − A D`` — equal in exact arithmetic, positive definite
+        by construction in the second form. A negative ``schur_min_eig_`` beside a
+        positive ``schur_chol2_min_eig_`` is the cancellation of (42a) beyond λ (one
+        more product with ``A``: the cost of an update, once, at the failure)."""
+        ev = np.linalg.eigvalsh(M)
+        self.schur_min_eig_ = float(ev[0])
+        self.schur_max_eig_ = float(ev[-1])
+        D = tri_mul(self.F, E)                              # F Fᵀ Aᵀ H = F E
+        C = H - A @ D
+        M2 = C.T @ C
+        M2 += self.lam * (D.T @ D)
+        M2[np.diag_indices(M2.shape[0])] += self.lam
+        ev2 = np.linalg.eigvalsh(M2)
+        self.schur_chol2_min_eig_ = float(ev2[0])
+        self.schur_chol2_max_eig_ = float(ev2[-1])
+
     def _update(self, A: np.ndarray, H: np.ndarray) -> None:
         """Algorithm 7: eqs. (42a), (42b), (41), (50)."""
         assert self._Y is not None
@@ -46,7 +66,11 @@ class Chol1BLS(_InverseCholeskyLearner):
         M = H.T @ H
         M -= E.T @ E
         M[np.diag_indices(q)] += self.lam
-        G = ichol(M)                                        # (42a) — NA if not PD
+        try:
+            G = ichol(M)                                    # (42a) — NA if not PD
+        except NotPositiveDefinite:
+            self._diagnose(A, H, M, E)
+            raise
         T = -(tri_mul(self.F, E) @ G)                       # (42b)
         HtY = H.T @ self._Y
         b = T.T @ AtY + G.T @ HtY                           # (50)

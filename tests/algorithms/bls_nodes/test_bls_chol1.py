@@ -38,6 +38,12 @@ def test_chol1_failure_is_na_for_that_update_and_all_later(seed):
         k += q
         assert chol1.failed_at_ == 1 and chol1.predict_many(A) is None
     assert chol1.n_updates_ == 3 and chol1.k_ == k0  # nothing was added after the failure
+    # the diagnosis: (42a) as formed is indefinite, the same matrix in Chol-2's form (57)
+    # is positive definite — the cancellation, not the problem, made the update NA
+    assert chol1.schur_min_eig_ < 0 < chol1.schur_chol2_min_eig_
+    assert chol1.schur_chol2_min_eig_ >= lam * (1 - 1e-6)
+    # here the true complement is ~λ, and (42a)'s rounding (~1e-11) swamps it
+    assert -chol1.schur_min_eig_ > 100 * lam
     # the stable forms never fail on the same problem
     for name in ("bls_chol2", "bls_rinv", "bls_exg_e"):
         learner = get_algorithm(name)(lam=lam)
