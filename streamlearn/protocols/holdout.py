@@ -88,6 +88,7 @@ def _merge(parts: list[PrequentialOutput], classification: bool) -> PrequentialO
         fused=fused,
         per_sample_seconds=None if fused else np.concatenate(
             [p.per_sample_seconds for p in parts if p.per_sample_seconds is not None]),
+        timed_every=parts[0].timed_every,
     )
 
 

@@ -81,9 +81,12 @@ def prequential_timing(out: PrequentialOutput, n: int) -> dict[str, Any]:
         "per_sample_predict_seconds": out.predict_seconds / max(n, 1),
         "per_sample_learn_seconds": out.learn_seconds / max(n, 1),
         "samples_per_second": n / out.total_seconds if out.total_seconds > 0 else None,
-        # Distribution over samples (per-sample loop) or over chunks (fused path).
+        # Distribution over chunks (fused path) or over the timed samples (per-sample
+        # loop: one in `timed_every`, from whose predict/learn times the split above is
+        # estimated; the total is measured whole).
         "per_sample_distribution": timing_summary(per_sample),
         "distribution_over": "chunks" if out.fused else "samples",
+        **({} if out.timed_every is None else {"timed_every": out.timed_every}),
     }
 
 

@@ -192,6 +192,71 @@ def test_engine_is_test_then_train():
     assert out.chunk_sizes.tolist() == [3, 3, 1]
 
 
+
+class _FakeClock:
+    """A clock that only the learner below moves: predict 3 ticks, learn 1."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.read_at: list[int] = []  # samples predicted when the clock was read
+        self.predicted = 0
+
+    def __call__(self) -> float:
+        self.read_at.append(self.predicted)
+        return self.now
+
+
+class _Ticking(Classifier):
+    def __init__(self, clock: _FakeClock) -> None:
+        self.clock = clock
+
+    def reset(self, n_features, n_classes):
+        self.last_score_ = 0.0
+
+    def predict_one(self, x):
+        self.clock.now += 3.0
+        self.clock.predicted += 1
+        self.last_score_ = float(self.clock.predicted)
+        return self.clock.predicted % 2
+
+    def learn_one(self, x, y):
+        self.clock.now += 1.0
+
+
+@pytest.mark.parametrize("record_scores", [False, True])
+def test_engine_times_chunks_whole_and_one_sample_in_timed_every(monkeypatch, record_scores):
+    """The per-sample loop reads the clock at each chunk's ends and around the calls of
+    every TIMED_EVERY-th sample only; the split of the measured total is the timed
+    samples' (here exactly 3:1), and every sample is still predicted, learnt and scored."""
+    from streamlearn.protocols import prequential_loop
+
+    clock = _FakeClock()
+    monkeypatch.setattr(prequential_loop.time, "perf_counter", clock)
+    every = prequential_loop.TIMED_EVERY
+    n, chunk = 5 * every + 7, 2 * every + 3  # chunks of 67, 67 and 33 samples
+    learner = _Ticking(clock)
+    learner.reset(1, 2)
+    out = run_prequential(learner, np.zeros((n, 1)), np.zeros(n, dtype=np.int64),
+                          chunk_size=chunk, record_scores=record_scores)
+    assert out.y_pred.tolist() == [(i + 1) % 2 for i in range(n)]
+    assert out.timed_every == every
+    assert out.total_seconds == 4.0 * n
+    assert out.chunk_seconds.tolist() == [4.0 * 67, 4.0 * 67, 4.0 * 33]
+    assert out.predict_seconds == 3.0 * n and out.learn_seconds == 1.0 * n
+    timed = [s for c in range(0, n, chunk) for s in range(c, min(c + chunk, n), every)]
+    assert out.per_sample_seconds.tolist() == [4.0] * len(timed)
+    # reads: chunk start, (before, after predict, after learn) per timed sample, chunk end
+    expected = []
+    for c in range(0, n, chunk):
+        expected.append(c)
+        for s in range(c, min(c + chunk, n), every):
+            expected += [s, s + 1, s + 1]
+        expected.append(min(c + chunk, n))
+    assert clock.read_at == expected
+    if record_scores:
+        assert out.scores.tolist() == [float(i + 1) for i in range(n)]
+
+
 def test_plan_is_grouped_by_stream_and_seed():
     specs = plan_runs(parse_config(CFG))
     keys = [(s.stream.label, s.seed) for s in specs]
