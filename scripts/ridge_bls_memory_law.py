@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from streamlearn.reporting.papers.ridge_bls import LAW_ALGOS as ALGOS
 from streamlearn.reporting.papers.ridge_bls import memory_law_md
 
 NETS = {  # 6 x 10 feature + 1000 enhancement nodes, growing by 10 + 100 + 400 per update
@@ -33,7 +34,6 @@ NETS = {  # 6 x 10 feature + 1000 enhancement nodes, growing by 10 + 100 + 400 p
                 "update_windows": 1, "update_enhancement": 100, "update_additional": 400},
 }
 SIZES = (15000, 30000, 60000)
-ALGOS = {"bls_chol1": "Chol-1", "bls_orig": "Orig."}  # as memory_law_md names them
 LAM = 2.0 ** -10
 
 

@@ -345,7 +345,8 @@ def outputs(results_dir: Path, timing_lam: float | None = None) -> list[Output]:
 
 # ------------------------------------------------------------------ memory law
 
-_LAW_ALGOS = {"bls_chol1": "Chol-1", "bls_orig": "Orig."}
+#: The algorithms of the memory law (scripts/ridge_bls_memory_law.py runs them), by name.
+LAW_ALGOS = {"bls_chol1": "Chol-1", "bls_orig": "Orig."}
 
 
 def _memory_law_fit(rows: list[dict[str, Any]]) -> str:
@@ -361,7 +362,7 @@ def _memory_law_fit(rows: list[dict[str, Any]]) -> str:
         y = np.array([r["peak_rss_bytes"] for r in sel], dtype=float)
         (a, b, c), *_ = np.linalg.lstsq(X, y, rcond=None)
         res = np.abs(y - X @ [a, b, c]).max() / 2**30
-        lines.append(f"* {_LAW_ALGOS[algo]}, rows: peak ≈ {a / 2**30:.2f} GiB + "
+        lines.append(f"* {LAW_ALGOS[algo]}, rows: peak ≈ {a / 2**30:.2f} GiB + "
                      f"{b * 10_000 / 2**30:.2f} GiB per 10,000 training samples + "
                      f"{c:.1f} bytes × {label} (largest residual {res:.2f} GiB over "
                      f"{len(sel)} runs)")
@@ -372,7 +373,7 @@ def _memory_law_table(rows: list[dict[str, Any]]) -> str:
     head = ("| algorithm | node matrix | training samples l | nodes k | peak RSS (GiB) | "
             "l·k·8 bytes (GiB) | k²·8 bytes (GiB) | run (s) |\n"
             "|---|---|---:|---:|---:|---:|---:|---:|")
-    body = [f"| {_LAW_ALGOS[r['algorithm']]} | {r['mode']} | {r['n_train']:,} | {r['k']:,} | "
+    body = [f"| {LAW_ALGOS[r['algorithm']]} | {r['mode']} | {r['n_train']:,} | {r['k']:,} | "
             f"{r['peak_rss_bytes'] / 2**30:.2f} | {8 * r['n_train'] * r['k'] / 2**30:.2f} | "
             f"{8 * r['k'] ** 2 / 2**30:.2f} | {r['seconds']:.0f} |"
             for r in sorted(rows, key=lambda r: (r["algorithm"], r["mode"], r["k"],
