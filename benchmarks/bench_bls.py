@@ -175,6 +175,61 @@ def ab_ratios(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, objec
     return rec
 
 
+
+#: m = n1·n2 + n3 of the growth study (n1·n2 = 100 here): issue 25's m = 350 … 3100
+GROWTH_M = (350, 600, 1100, 2100, 3100)
+GROWTH_TARGET = 2.1  # log-log slope of online_bls_ada_fast's time per sample in m
+
+
+def growth(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, object]:
+    """Time per sample of ``online_bls_fast`` and ``online_bls_ada_fast`` (chunked, the
+    drift tables' settings) against m, both learners and every m interleaved in one process,
+    and the least-squares log-log slope of each (issue 25: ada's slope ≤ 2.1)."""
+    X, y = _stream(n_warm + n, c, seed=200 + c)
+    names = ("online_bls_fast", "online_bls_ada_fast")
+
+    def once(name: str, m: int) -> float:
+        learner = registry.ALGORITHMS[name](seed=0, n3=m - 100, **AB_PARAMS)
+        learner.reset(D, c)
+        learner.predict_learn_many(X[:n_warm], y[:n_warm])
+        t0 = time.perf_counter()
+        learner.predict_learn_many(X[n_warm:], y[n_warm:])
+        return (time.perf_counter() - t0) / n
+
+    once(names[0], GROWTH_M[0])  # JIT and caches
+    once(names[1], GROWTH_M[0])
+    per: dict[str, dict[int, list[float]]] = {k: {m: [] for m in GROWTH_M} for k in names}
+    loads = []
+    for r in range(repeats):
+        loads.append(os.getloadavg()[0])
+        for m in GROWTH_M if r % 2 == 0 else GROWTH_M[::-1]:
+            for name in names if r % 2 == 0 else names[::-1]:
+                per[name][m].append(once(name, m))
+    rec: dict[str, object] = {"c": c, "n": n, "repeats": repeats, "m": list(GROWTH_M),
+                              "load_1min": loads}
+    logm = np.log(np.array(GROWTH_M, dtype=float))
+    for name in names:
+        med = np.array([np.median(per[name][m]) for m in GROWTH_M])
+        rec[name] = {"ms_per_sample": (med * 1e3).tolist(),
+                     "slope": float(np.polyfit(logm, np.log(med), 1)[0])}
+    return rec
+
+
+def print_growth(rec: dict[str, object]) -> None:
+    print(f"\n# time per sample against m (chunked, c = {rec['c']}, n = {rec['n']}, median of "
+          f"{rec['repeats']}, interleaved; load {' '.join(f'{v:.1f}' for v in rec['load_1min'])})")  # type: ignore[attr-defined]
+    print(f"{'learner':22s} " + " ".join(f"{'m=' + str(m):>9s}" for m in rec["m"])  # type: ignore[attr-defined]
+          + "   slope  target")
+    for name in ("online_bls_fast", "online_bls_ada_fast"):
+        r = rec[name]
+        verdict = ("met" if r["slope"] <= GROWTH_TARGET else "MISSED") \
+            if name == "online_bls_ada_fast" else ""  # type: ignore[index]
+        print(f"{name:22s} " + " ".join(f"{v:9.3f}" for v in r["ms_per_sample"])  # type: ignore[index]
+              + f"   {r['slope']:5.2f}  {verdict}")  # type: ignore[index]
+    ratio = [a / f for a, f in zip(rec["online_bls_ada_fast"]["ms_per_sample"],  # type: ignore[index]
+                                   rec["online_bls_fast"]["ms_per_sample"], strict=True)]  # type: ignore[index]
+    print(f"{'ada_fast / fast':22s} " + " ".join(f"{v:9.2f}" for v in ratio))
+
 def print_ab(recs: list[dict[str, object]]) -> None:
     print("\n# drift form / online_bls_fast, chunked, interleaved in one process "
           f"(target online_bls_ada_fast <= {AB_TARGET}x)")
@@ -207,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ab-repeats", type=int, help="repeats of the ratio A/B")
     parser.add_argument("--ab-n", type=int, help="timed samples per A/B run (multiple of 100)")
     parser.add_argument("--ab-classes", default="2,10", help="values of c for the A/B")
+    parser.add_argument("--growth", action="store_true",
+                        help="only the time against m of online_bls_fast and its drift form")
     args = parser.parse_args(argv)
 
     try:
@@ -229,6 +286,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.machine()}, load average {os.getloadavg()}"
     )
     ab_recs: list[dict[str, object]] = []
+    if args.growth:
+        rec = growth(10, 100 if args.quick else 200, 1 if args.quick else 7)
+        print_growth(rec)
+        if args.json:
+            args.json.write_text(json.dumps({"growth": rec}, indent=2))
+        return 0
     if args.ab_only:
         present = []
     if missing:
