@@ -134,21 +134,37 @@ def checked_predictions(out: Any, m: int, start: int, who: str, classification: 
     return conv
 
 
-#: The per-sample loop times one sample in this many (its first of every block): two
-#: clock reads per sample cost ~0.3 µs here, 6 % of a 5 µs learner (issue 25 item 3).
-TIMED_EVERY = 32
+#: The per-sample loop times the samples whose index (in the whole run) is a multiple of
+#: this: two clock reads per sample cost ~0.3 µs here, 6 % of a 5 µs learner (issue 25
+#: item 3). A prime stride counted over the run, not per chunk, so a learner's periodic
+#: step (a refresh every 100 samples, a buffer flush every 64) is timed in its own share:
+#: only a period that is a multiple of 31 would be sampled unevenly.
+TIMED_EVERY = 31
 
 
 def _per_sample_chunk(predict_one: Callable[[Any], Any], learn_one: Callable[[Any, Any], Any],
                       learner: Any, Xc: np.ndarray, labels: list[Any], preds: list[Any],
                       stamps: list[float], score_list: list[float] | None,
-                      clock: Callable[[], float]) -> None:
+                      clock: Callable[[], float], first: int) -> None:
     """Test-then-train over one chunk, one sample at a time: predictions appended to
-    ``preds``; for the first sample of every block of :data:`TIMED_EVERY`, the clock
-    before ``predict_one``, after it and after ``learn_one`` appended to ``stamps``;
-    ``learner.last_score_`` after each sample to ``score_list`` when given."""
+    ``preds``; for the chunk's sample ``first`` and every :data:`TIMED_EVERY`-th after it,
+    the clock before ``predict_one``, after it and after ``learn_one`` appended to
+    ``stamps``; ``learner.last_score_`` after each sample to ``score_list`` when given."""
     put_pred, put_stamp = preds.append, stamps.append
     rows = zip(Xc, labels, strict=True)
+
+    def untimed(k: int) -> None:
+        if score_list is None:
+            for xi, yi in islice(rows, k):
+                put_pred(predict_one(xi))
+                learn_one(xi, yi)
+        else:
+            for xi, yi in islice(rows, k):
+                put_pred(predict_one(xi))
+                learn_one(xi, yi)
+                score_list.append(learner.last_score_)
+
+    untimed(first)
     rest = TIMED_EVERY - 1
     for xi, yi in rows:
         a = clock()
@@ -160,16 +176,9 @@ def _per_sample_chunk(predict_one: Callable[[Any], Any], learn_one: Callable[[An
         put_stamp(a)
         put_stamp(b)
         put_stamp(e)
-        if score_list is None:
-            for xi, yi in islice(rows, rest):
-                put_pred(predict_one(xi))
-                learn_one(xi, yi)
-        else:
+        if score_list is not None:
             score_list.append(learner.last_score_)
-            for xi, yi in islice(rows, rest):
-                put_pred(predict_one(xi))
-                learn_one(xi, yi)
-                score_list.append(learner.last_score_)
+        untimed(rest)
 
 
 def _checked_list(preds: list[Any], fast_types: frozenset[type], start: int, who: str,
@@ -298,7 +307,7 @@ def run_prequential(
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
             # Per sample: the learner's two calls and one list append; the clock is read
-            # at the chunk's ends and, for every TIMED_EVERY-th sample only, around each
+            # at the chunk's ends and, for every TIMED_EVERY-th sample of the run only, around each
             # call (the predict/learn split and the per-sample distribution are estimated
             # from those). The predictions' types are checked per chunk, in C, before the
             # list becomes an array (a non-fast type takes the value-by-value path).
@@ -307,7 +316,7 @@ def run_prequential(
             score_list: list[float] | None = [] if scores is not None else None
             t0 = clock()
             _per_sample_chunk(predict_one, learn_one, learner, Xc, yc.tolist(), preds,
-                              stamps, score_list, clock)
+                              stamps, score_list, clock, -start % TIMED_EVERY)
             chunk_seconds[c] = clock() - t0
             y_pred[lo:lo + stop - start] = _checked_list(
                 preds, fast_types, start, who, classification, n_classes)

@@ -225,15 +225,16 @@ class _Ticking(Classifier):
 
 @pytest.mark.parametrize("record_scores", [False, True])
 def test_engine_times_chunks_whole_and_one_sample_in_timed_every(monkeypatch, record_scores):
-    """The per-sample loop reads the clock at each chunk's ends and around the calls of
-    every TIMED_EVERY-th sample only; the split of the measured total is the timed
-    samples' (here exactly 3:1), and every sample is still predicted, learnt and scored."""
+    """The per-sample loop reads the clock at each chunk's ends and around the calls of the
+    samples whose index in the run is a multiple of TIMED_EVERY only (counted over the run,
+    not restarted per chunk); the split of the measured total is the timed samples' (here
+    exactly 3:1), and every sample is still predicted, learnt and scored."""
     from streamlearn.protocols import prequential_loop
 
     clock = _FakeClock()
     monkeypatch.setattr(prequential_loop.time, "perf_counter", clock)
     every = prequential_loop.TIMED_EVERY
-    n, chunk = 5 * every + 7, 2 * every + 3  # chunks of 67, 67 and 33 samples
+    n, chunk = 5 * every + 7, 2 * every + 3  # chunks not aligned with the stride
     learner = _Ticking(clock)
     learner.reset(1, 2)
     out = run_prequential(learner, np.zeros((n, 1)), np.zeros(n, dtype=np.int64),
@@ -241,21 +242,52 @@ def test_engine_times_chunks_whole_and_one_sample_in_timed_every(monkeypatch, re
     assert out.y_pred.tolist() == [(i + 1) % 2 for i in range(n)]
     assert out.timed_every == every
     assert out.total_seconds == 4.0 * n
-    assert out.chunk_seconds.tolist() == [4.0 * 67, 4.0 * 67, 4.0 * 33]
+    starts = list(range(0, n, chunk))
+    assert out.chunk_seconds.tolist() == [4.0 * (min(c + chunk, n) - c) for c in starts]
     assert out.predict_seconds == 3.0 * n and out.learn_seconds == 1.0 * n
-    timed = [s for c in range(0, n, chunk) for s in range(c, min(c + chunk, n), every)]
+    timed = list(range(0, n, every))
     assert out.per_sample_seconds.tolist() == [4.0] * len(timed)
     # reads: chunk start, (before, after predict, after learn) per timed sample, chunk end
     expected = []
-    for c in range(0, n, chunk):
+    for c in starts:
         expected.append(c)
-        for s in range(c, min(c + chunk, n), every):
-            expected += [s, s + 1, s + 1]
+        for s in timed:
+            if c <= s < min(c + chunk, n):
+                expected += [s, s + 1, s + 1]
         expected.append(min(c + chunk, n))
     assert clock.read_at == expected
     if record_scores:
         assert out.scores.tolist() == [float(i + 1) for i in range(n)]
 
+
+class _PeriodicTicking(_Ticking):
+    """Learning costs 100 ticks every 10th sample (a refresh), 1 otherwise."""
+
+    def learn_one(self, x, y):
+        self.clock.now += 100.0 if self.clock.predicted % 10 == 0 else 1.0
+
+    def predict_one(self, x):
+        self.clock.now += 1.0
+        self.clock.predicted += 1
+        return 0
+
+
+def test_engine_split_is_unbiased_for_a_periodic_learner(monkeypatch):
+    """A learner whose costly step recurs every 10 samples: the timed samples (a prime
+    stride over the run) meet every phase of the period equally often, so the estimated
+    split is the true one (a stride of 32, or one restarted per chunk of 1,000, would time
+    only some phases and never or always the refresh)."""
+    from streamlearn.protocols import prequential_loop
+
+    clock = _FakeClock()
+    monkeypatch.setattr(prequential_loop.time, "perf_counter", clock)
+    n = 10 * prequential_loop.TIMED_EVERY * 10
+    learner = _PeriodicTicking(clock)
+    learner.reset(1, 2)
+    out = run_prequential(learner, np.zeros((n, 1)), np.zeros(n, dtype=np.int64),
+                          chunk_size=1000)
+    assert out.predict_seconds == pytest.approx(1.0 * n, rel=1e-12)
+    assert out.learn_seconds == pytest.approx(1.0 * n + 99.0 * n / 10, rel=1e-12)
 
 def test_plan_is_grouped_by_stream_and_seed():
     specs = plan_runs(parse_config(CFG))
