@@ -175,7 +175,6 @@ def ab_ratios(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, objec
     return rec
 
 
-
 #: m = n1·n2 + n3 of the growth study (n1·n2 = 100 here): issue 25's m = 350 … 3100
 GROWTH_M = (350, 600, 1100, 2100, 3100)
 GROWTH_TARGET = 2.1  # log-log slope of online_bls_ada_fast's time per sample in m
@@ -229,6 +228,7 @@ def print_growth(rec: dict[str, object]) -> None:
     ratio = [a / f for a, f in zip(rec["online_bls_ada_fast"]["ms_per_sample"],  # type: ignore[index]
                                    rec["online_bls_fast"]["ms_per_sample"], strict=True)]  # type: ignore[index]
     print(f"{'ada_fast / fast':22s} " + " ".join(f"{v:9.2f}" for v in ratio))
+
 
 def print_ab(recs: list[dict[str, object]]) -> None:
     print("\n# drift form / online_bls_fast, chunked, interleaved in one process "

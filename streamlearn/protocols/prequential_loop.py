@@ -209,7 +209,7 @@ class PrequentialOutput:
     predict_seconds: float  # total time in predict_one (NaN when fused)
     learn_seconds: float  # total time in learn_one (NaN when fused)
     total_seconds: float  # wall time of the chunks (the learner calls and the loop around them)
-    chunk_seconds: np.ndarray  # per chunk, learner calls only
+    chunk_seconds: np.ndarray  # per chunk: the learner calls and the loop around them
     chunk_sizes: np.ndarray
     fused: bool  # True when predict_learn_many was used
     per_sample_seconds: np.ndarray | None = None  # predict+learn of the timed samples
@@ -307,9 +307,9 @@ def run_prequential(
                 scores[start:stop] = learner.chunk_scores_  # type: ignore[attr-defined]
         else:
             # Per sample: the learner's two calls and one list append; the clock is read
-            # at the chunk's ends and, for every TIMED_EVERY-th sample of the run only, around each
-            # call (the predict/learn split and the per-sample distribution are estimated
-            # from those). The predictions' types are checked per chunk, in C, before the
+            # at the chunk's ends and, for every TIMED_EVERY-th sample of the run only,
+            # around each call (the predict/learn split and the per-sample distribution are
+            # estimated from those). The predictions' types are checked per chunk, in C, before the
             # list becomes an array (a non-fast type takes the value-by-value path).
             preds: list[Any] = []
             stamps: list[float] = []
@@ -348,7 +348,7 @@ def run_prequential(
         chunk_seconds=chunk_seconds,
         chunk_sizes=chunk_sizes,
         fused=fused,
-        per_sample_seconds=None if fused else np.concatenate(timed),
+        per_sample_seconds=None if fused else (np.concatenate(timed) if timed else np.empty(0)),
         scores=scores,
         timed_every=None if fused else TIMED_EVERY,
     )
