@@ -128,16 +128,20 @@ smoke: install
 	done; echo "smoke: all configs ran"
 
 bench: install
-	$(BIN)/python benchmarks/bench_runner.py
-	@if [ -f benchmarks/bench_bls.py ]; then $(BIN)/python benchmarks/bench_bls.py; fi
-	$(BIN)/python benchmarks/bench_forks.py
+	mkdir -p benchmarks/out
+	$(BIN)/python benchmarks/bench_runner.py --json benchmarks/out/runner.json
+	$(BIN)/python benchmarks/bench_bls.py --json benchmarks/out/bls.json
+	$(BIN)/python benchmarks/bench_bls.py --floor --json benchmarks/out/bls_floor.json
+	$(BIN)/python benchmarks/bench_bls.py --growth --json benchmarks/out/bls_growth.json
+	$(BIN)/python benchmarks/bench_forks.py --json benchmarks/out/forks.json
 	$(BIN)/python benchmarks/bench_ridge_bls.py
-	$(BIN)/python benchmarks/bench_fast_ons.py
+	$(BIN)/python benchmarks/bench_fast_ons.py --json benchmarks/out/fast_ons.json
 	$(BIN)/python benchmarks/bench_metric_kinds.py
 	$(BIN)/python benchmarks/bench_kinds_run.py
 	$(BIN)/python benchmarks/bench_methods.py
 	$(BIN)/python benchmarks/bench_report.py
 	$(BIN)/python benchmarks/bench_interop.py
+	$(BIN)/python benchmarks/limits_table.py   # issue 25's table -> benchmarks/out/limits.md
 
 .PHONY: reproduce-forks
 # FORKS paper (issue 11): Tables 1-3, Fig. 2, the protocol-switch sensitivity; KuaiRec

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import sys
 import time
@@ -149,11 +150,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", action="store_true",
                     help="also time the fast-ONS kernel of before issue 25 item 4")
+    ap.add_argument("--json", type=Path, help="write the times and checks to this JSON file")
     args = ap.parse_args()
     Ms = [int(m) for m in args.Ms.split(",")]
     series = SpeechLikeSeries(n_samples=args.n + 1, seed=0).to_arrays()[1]
     rows = []
-    print(f"load average at the start: {os.getloadavg()[0]:.2f}")
+    load_start = os.getloadavg()[0]
+    print(f"load average at the start: {load_start:.2f}")
     with threadpool_limits(1):
         extra = " F-before ns | F-before/OGD |" if args.before else ""
         print(f"| M | OGD ns | F-ONS ns | R-ONS ns | F/OGD | R/F |{extra}")
@@ -203,10 +206,17 @@ def main() -> None:
         grow = (pb[large] - pb[small]) / 1e6
         checks.append((f"memory independent of n (MB more at n = {large:,} than at "
                        f"{small:,}, <= 1)", grow, grow <= 1.0))
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    load_end = os.getloadavg()[0]
+    print(f"load average at the end: {load_end:.2f}")
     print("\n| target | measured | met |\n|---|---|---|")
     for name, value, ok in checks:
         print(f"| {name} | {value:.3g} | {'MET' if ok else 'MISSED'} |")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "load_1min": [load_start, load_end], "n": args.n, "repeat": args.repeat,
+            "ns_per_sample": {str(M): t for M, t in rows},
+            "checks": [{"target": n, "value": v, "met": bool(ok)} for n, v, ok in checks],
+        }, indent=1))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Table 1, so its time does not depend on B).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--budgets", default="50,100,200,500")
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="write the times and ratios to this JSON file")
     args = ap.parse_args(argv)
     components.load_all()
     X, y, what = stream(args.n)
@@ -94,6 +96,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"B={B:4d}: FORKS/SkeGD = {r1:5.2f} (target <= {TARGET_SKEGD}), "
               f"PROS-N-KONS/FORKS = {r2:6.1f} (target >= {TARGET_PNK})")
     print("targets met" if ok else "targets NOT all met")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "stream": what, "n": args.n, "repeats": args.repeats,
+            "load_1min": os.getloadavg()[0],
+            "us_per_sample": {a: {str(B): 1e6 * t for B, t in v.items()} for a, v in times.items()},
+            "forks_over_skegd": {str(B): times["forks"][B] / times["skegd"][B] for B in budgets},
+            "pnk_over_forks": {str(B): times["pros_n_kons"][B] / times["forks"][B]
+                               for B in budgets},
+        }, indent=1))
     return 0
 
 
