@@ -16,6 +16,7 @@ Usage::
 
     python benchmarks/bench_bls.py [--quick] [--json PATH] [--learners a,b] [--classes 2,10]
     python benchmarks/bench_bls.py --ab-only [--ab-repeats 7] [--ab-n 400]
+    python benchmarks/bench_bls.py --floor   # online_bls_fast / (4m² flops at dgemm rate)
 
 Targets (one core, m = 1100, c = 10): ``online_bls_fast`` ≤ 0.3 ms per sample,
 ``online_bls`` ≤ 1.5 ms, ``online_bls_ada_fast`` ≤ 1.5 × ``online_bls_fast``. The machine
@@ -36,6 +37,7 @@ import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -214,6 +216,71 @@ def growth(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, object]:
     return rec
 
 
+def _dgemm_rate(m: int, reps: int = 5) -> float:
+    """Flop/s of one-core dgemm on ``m × m`` operands in this process (best of ``reps``)."""
+    rng = np.random.default_rng(0)
+    A, B = rng.random((m, m)), rng.random((m, m))
+    best = np.inf
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        A @ B
+        best = min(best, time.perf_counter() - t0)
+    return 2.0 * m**3 / best
+
+
+def floor_ratio(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, object]:
+    """``online_bls_fast`` (chunked) per sample against its arithmetic floor: ``4m²`` flops
+    (the sweep's substitution and rotations) at the one-core dgemm rate, both measured in
+    this process, interleaved, with the load beside every repeat."""
+    X, y = _stream(n_warm + n, c, seed=300 + c)
+    _ab_once("online_bls_fast", X[: n_warm + 8], y[: n_warm + 8], c, n_warm)  # JIT
+    probe = registry.ALGORITHMS["online_bls_fast"](seed=0, **AB_PARAMS)
+    probe.reset(D, c)
+    m = probe.features_.m
+    per, rates, loads = [], [], []
+    for _ in range(repeats):
+        loads.append(os.getloadavg()[0])
+        rates.append(_dgemm_rate(m))
+        per.append(_ab_once("online_bls_fast", X, y, c, n_warm) / n)
+    floor = np.array([4.0 * m * m / r for r in rates])
+    ratio = np.array(per) / floor
+    kern = importlib.import_module("streamlearn.kernels.online_bls_loops")
+    return {
+        "c": c,
+        "m": m,
+        "n": n,
+        "repeats": repeats,
+        "load_1min": loads,
+        "block": getattr(kern, "SWEEP_BLOCK", 4),  # before issue 25 item 2: 4, row by row
+        "rows": getattr(kern, "SWEEP_ROWS", 1),
+        "tile": getattr(kern, "SWEEP_TILE", m),
+        "us_per_sample": [t * 1e6 for t in per],
+        "dgemm_gflops": [r / 1e9 for r in rates],
+        "sweep_gflops": [4.0 * m * m / t / 1e9 for t in per],
+        "floor_ratio": {
+            "median": float(np.median(ratio)),
+            "min": float(ratio.min()),
+            "max": float(ratio.max()),
+            "all": ratio.tolist(),
+        },
+    }
+
+
+def print_floor(rec: dict[str, Any]) -> None:
+    f = rec["floor_ratio"]
+    print(
+        f"\n# online_bls_fast (chunked, c = {rec['c']}, m = {rec['m']}, n = {rec['n']}; sweep "
+        f"block {rec['block']} samples, {rec['rows']} rows, tile {rec['tile']}) against 4m² "
+        f"flops at the one-core dgemm rate; load {' '.join(f'{v:.1f}' for v in rec['load_1min'])}"
+    )
+    print(
+        f"  µs/sample {np.median(rec['us_per_sample']):.1f}, "
+        f"sweep {np.median(rec['sweep_gflops']):.1f} GFLOP/s, "
+        f"dgemm {np.median(rec['dgemm_gflops']):.1f} GFLOP/s, floor ratio "
+        f"{f['median']:.2f} [{f['min']:.2f}-{f['max']:.2f}]"
+    )
+
+
 def print_growth(rec: dict[str, object]) -> None:
     print(f"\n# time per sample against m (chunked, c = {rec['c']}, n = {rec['n']}, median of "
           f"{rec['repeats']}, interleaved; load {' '.join(f'{v:.1f}' for v in rec['load_1min'])})")  # type: ignore[attr-defined]
@@ -264,6 +331,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ab-classes", default="2,10", help="values of c for the A/B")
     parser.add_argument("--growth", action="store_true",
                         help="only the time against m of online_bls_fast and its drift form")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="only online_bls_fast against its arithmetic floor (4m² flops "
+        "at the dgemm rate) and the sweep's block size",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -291,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
         print_growth(rec)
         if args.json:
             args.json.write_text(json.dumps({"growth": rec}, indent=2))
+        return 0
+    if args.floor:
+        rec = floor_ratio(10, 100 if args.quick else 400, 2 if args.quick else 7)
+        print_floor(rec)
+        if args.json:
+            args.json.write_text(json.dumps({"floor": rec}, indent=2))
         return 0
     if args.ab_only:
         present = []

@@ -24,7 +24,13 @@ def _stream(seed, n=40, m=15, c=3, lam=1e-2):
     return A, y, np.sqrt(lam) * np.eye(m), np.zeros((m, c))
 
 
-def _sqrt_scratch(m, c):
+def _sqrt_scratch(m, c, block=kern.SWEEP_BLOCK):
+    return kern.sqrt_scratch(m, c, block)
+
+
+def _sqrt_scratch_four(m, c):
+    # the layout before blocked sweeps: (4, m) scratch, c + 20 entries of t (one row of
+    # parameters): four samples per sweep, row by row
     return [np.empty((4, m)) for _ in range(5)] + [np.empty(c), np.empty(c + 20)]
 
 
@@ -222,7 +228,7 @@ def test_sqrt_run_passes_of_up_to_four_are_bit_identical_to_single_samples(seed,
     outs = []
     for step in (23, 1, 2, 3):  # one call (4 × 5 + 3) vs 1-, 2-, 3-sample calls
         U, Z, pred = U0.copy(), W0.copy(), np.empty(23, dtype=np.int64)
-        scratch = _sqrt_scratch(m, c)
+        scratch = _sqrt_scratch_four(m, c)
         for s in range(0, 23, step):
             e = min(s + step, 23)
             status = kern.sqrt_forget_run(U, Z, A[s:e], y[s:e], pred[s:e], beta, *scratch)
@@ -231,6 +237,105 @@ def test_sqrt_run_passes_of_up_to_four_are_bit_identical_to_single_samples(seed,
     for other in outs[1:]:
         for got, want in zip(outs[0], other, strict=True):
             assert_array_equal(got, want)
+
+
+# blocked sweeps (SWEEP_BLOCK samples per pass over U, SWEEP_ROWS-row blocks, SWEEP_TILE
+# column tiles): bit-identical to one-sample sweeps for every block, row-block and tile
+# shape. m = 5, 37 are below a tile and not multiples of 4 or of the row block; m = 600 is
+# above SWEEP_TILE (one full and one partial tile; compiled only: too slow without the JIT)
+BLOCK_MS = [5, 37] if numba.config.DISABLE_JIT else [5, 37, 600]
+
+
+def _ill_stream(seed, n, m, c, scale=100.0):
+    # inputs of rank min(5, m - 3) ×100, λ = 1e-8: cond(K) > 1e12
+    rng = np.random.default_rng(seed)
+    r = min(5, m - 3)
+    A = scale * rng.random((n, r)) @ rng.random((r, m))
+    y = rng.integers(0, c, n).astype(np.int64)
+    return A, y, np.sqrt(1e-8) * np.eye(m), np.zeros((m, c))
+
+
+def _run_in_calls(U0, Z0, A, y, beta, scratch, cuts):
+    U, Z, pred = U0.copy(), Z0.copy(), np.empty(len(y), dtype=np.int64)
+    s = 0
+    for e in [*cuts, len(y)]:
+        if e > s:
+            status = kern.sqrt_forget_run(U, Z, A[s:e], y[s:e], pred[s:e], beta, *scratch)
+            assert status == CholeskyStatus.OK
+        s = e
+    return U, Z, pred
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("m", BLOCK_MS)
+@pytest.mark.parametrize("beta", [1.0, np.sqrt(0.9)])
+@pytest.mark.parametrize("case", ["random", "ill-conditioned"])
+def test_sqrt_forget_run_blocked_is_bit_identical_to_one_sample_calls(seed, m, beta, case):
+    """The learners' scratch (SWEEP_BLOCK samples per sweep) in one call and in uneven
+    calls, the four-sample layout, and blocks of 7 give exactly U, Z and the predictions of
+    one-sample calls; n = 75 is no multiple of the block, of 4 or of 7."""
+    n, c = 75, 3
+    if case == "random":
+        A, y, U0, Z0 = _stream(seed, n=n, m=m, c=c)
+    else:
+        A, y, U0, Z0 = _ill_stream(seed, n, m, c)
+    want = _run_in_calls(U0, Z0, A, y, beta, _sqrt_scratch(m, c, 1), range(1, n))
+    runs = {
+        "one call": (_sqrt_scratch(m, c), []),
+        "uneven calls": (_sqrt_scratch(m, c), [1, 3, 36, 37, 70]),
+        "four-sample layout": (_sqrt_scratch_four(m, c), []),
+        "blocks of 7": (_sqrt_scratch(m, c, 7), [9]),
+    }
+    for name, (scratch, cuts) in runs.items():
+        got = _run_in_calls(U0, Z0, A, y, beta, scratch, cuts)
+        for g, w, what in zip(got, want, ("U", "Z", "pred"), strict=True):
+            assert_array_equal(g, w, err_msg=f"{name}: {what}")
+    if case == "ill-conditioned":
+        Ut = np.triu(want[0])
+        assert np.linalg.cond(Ut.T @ Ut) > 1e12
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", SEEDS[:2])
+@pytest.mark.parametrize("m", [5, 37])
+@pytest.mark.parametrize("beta", [1.0, np.sqrt(0.95)])
+def test_sqrt_sweep_row_blocks_and_tiles_are_bit_identical(seed, m, beta):
+    """The sweep itself for blocks of p = 1 … 9 samples, row blocks of 1, 2, 3, 8 rows and
+    tiles of 1, 5, 8 columns (partial row blocks and tiles, groups of four plus a rest):
+    U, q = U_(s)⁻ᵀa_s and the rotations (c, s) equal those of one-sample sweeps."""
+    rng = np.random.default_rng(seed)
+    n = 23
+    A = rng.standard_normal((n, m))
+    U0 = np.triu(rng.standard_normal((m, m)), 1) + np.diag(1.0 + rng.random(m))
+
+    def sweep(block, rows, tile):
+        U = U0.copy()
+        work, f, q, cs, ss = (np.empty((block, m)) for _ in range(5))
+        prm = np.empty(20 * ((block + 3) // 4) * rows)
+        out = []
+        for k0 in range(0, n, block):
+            p = min(block, n - k0)
+            status = kern._sqrt_sweep(U, A, k0, p, beta, work, f, q, cs, ss, prm, rows, tile)
+            assert status == CholeskyStatus.OK
+            out += [(q[s].copy(), cs[s].copy(), ss[s].copy()) for s in range(p)]
+        return U, out
+
+    U_want, want = sweep(1, 1, m)
+    for block, rows, tile in [(4, 1, m), (9, 2, 5), (6, 3, 1), (8, 8, 8), (5, 3, 8)]:
+        U_got, got = sweep(block, rows, tile)
+        assert_array_equal(U_got, U_want, err_msg=f"{block=} {rows=} {tile=}")
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            for a, b, what in zip(g, w, ("q", "c", "s"), strict=True):
+                assert_array_equal(a, b, err_msg=f"{block=} {rows=} {tile=} sample {k}: {what}")
+
+
+def test_sqrt_scratch_sizes():
+    work, f, q, cs, ss, yh, t = kern.sqrt_scratch(11, 3)
+    for a in (work, f, q, cs, ss):
+        assert a.shape == (kern.SWEEP_BLOCK, 11)
+    assert yh.shape == (3,)
+    assert t.shape == (3 + 20 * ((kern.SWEEP_BLOCK + 3) // 4) * kern.SWEEP_ROWS,)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

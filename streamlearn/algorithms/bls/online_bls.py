@@ -45,6 +45,7 @@ from streamlearn.kernels.online_bls_loops import (
     obls_run,
     predict_residual,
     sqrt_run,
+    sqrt_scratch,
 )
 from streamlearn.params import Constraint, Interval
 from streamlearn.registry import register_algorithm
@@ -328,8 +329,9 @@ class OnlineBLSFast(_ChunkedBLS):
     keep ``U_newᵀ Z_new = S + a yᵀ`` (this is QR-decomposition RLS). ``W_`` is computed on
     access by a backward substitution (``O(m²c)``); prediction and update never form it.
 
-    Per sample ``≈ 5m² + 8mc`` flops and a single read/write sweep of ``U``, against
-    ``online_bls_gain``'s update sweep plus a read sweep for ``g = U⁻¹v``.
+    Per sample ``≈ 5m² + 8mc`` flops and a share of one read/write sweep of ``U`` (a block
+    of consecutive samples shares a sweep), against ``online_bls_gain``'s update sweep plus
+    a read sweep for ``g = U⁻¹v``.
 
     Attributes
     ----------
@@ -344,19 +346,13 @@ class OnlineBLSFast(_ChunkedBLS):
     def _reset_state(self, m: int, c: int) -> None:
         self.U_ = np.sqrt(self.lam) * np.eye(m)
         self.Z_ = np.zeros((m, c))
-        self._work = np.empty((4, m))
-        self._f = np.empty((4, m))
-        self._q = np.empty((4, m))
-        self._cs = np.empty((4, m))
-        self._ss = np.empty((4, m))
-        self._yh = np.empty(c)
-        self._t = np.empty(c + 20)
+        # scratch of the blocked sweep (SWEEP_BLOCK samples per pass over U)
+        self._work, self._f, self._q, self._cs, self._ss, self._yh, self._t = sqrt_scratch(m, c)
 
     def _grow_state(self, c: int) -> None:
         # the new class's column of Z = U⁻ᵀ Aᵀ Y is zero, and rotations keep it zero
         self.Z_ = with_zero_column(self.Z_)
-        self._yh = np.empty(c)
-        self._t = np.empty(c + 20)
+        self._yh, self._t = sqrt_scratch(0, c)[5:]
 
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:

@@ -36,6 +36,7 @@ from streamlearn.kernels.online_bls_loops import (
     ada_gain_run,
     predict_residual,
     sqrt_forget_run,
+    sqrt_scratch,
 )
 from streamlearn.params import Constraint, Interval, Options
 from streamlearn.registry import register_algorithm
@@ -190,8 +191,9 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
       ``ŷ = Zᵀq = W^(k-1)ᵀa`` (Alg. 2 line 5). Since
       ``K W^(k) = μK^(k-1)W^(k-1) + ayᵀ = K W^(k-1) + a(y - ŷ)ᵀ``, this is Alg. 2's line 7
       (eqs. 9–10, ``W^(k) = W^(k-1) + K⁻¹a(y - ŷ)ᵀ``) with the rank-one factor instead of a
-      fresh Cholesky: ``K = P + μᵗλI``, ``t`` samples after the last refresh. Up to four
-      samples share one sweep (:func:`~streamlearn.kernels.online_bls_loops.sqrt_forget_run`).
+      fresh Cholesky: ``K = P + μᵗλI``, ``t`` samples after the last refresh. A block of
+      consecutive samples shares one sweep
+      (:func:`~streamlearn.kernels.online_bls_loops.sqrt_forget_run`).
     * ``P = Σ μ^(k-i) a_i a_iᵀ`` (Alg. 2 line 6) is accumulated lazily: the rows since the
       last accumulation are kept and added at the refresh in one symmetric rank-``k`` BLAS
       call (``dsyrk``), ``P ← μᵏP + Σ_j μ^(k-1-j) a_j a_jᵀ``, with the rows scaled by
@@ -242,13 +244,8 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         self._P = np.zeros((m, m))  # P up to the rows kept in _rows (upper triangle)
         self._rows = np.empty((min(int(self.refresh_every), self.ROWS), m))
         self._n_rows = 0
-        self._work = np.empty((4, m))
-        self._f = np.empty((4, m))
-        self._q = np.empty((4, m))
-        self._cs = np.empty((4, m))
-        self._ss = np.empty((4, m))
-        self._yh = np.empty(c)
-        self._t = np.empty(c + 20)
+        # scratch of the blocked sweep (SWEEP_BLOCK samples per pass over U)
+        self._work, self._f, self._q, self._cs, self._ss, self._yh, self._t = sqrt_scratch(m, c)
         self._r = np.empty(c)
         self._v = np.empty(m)
         self._XT = np.empty((c, m))
@@ -260,8 +257,7 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         # the new class's column of Z = U⁻ᵀS is zero (Sⱼ = Σ μ^(k-i) aᵢ yᵢⱼ = 0); the
         # rotations keep it zero, and so does the refresh (Wⱼ = 0, yⱼ - ŷⱼ = 0)
         self.Z_ = with_zero_column(self.Z_)
-        self._yh = np.empty(c)
-        self._t = np.empty(c + 20)
+        self._yh, self._t = sqrt_scratch(0, c)[5:]
         self._r = np.empty(c)
         self._XT = np.empty((c, self.U_.shape[0]))
 
