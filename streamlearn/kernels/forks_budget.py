@@ -41,6 +41,7 @@ __all__ = [
     "gauss_matrix",
     "gauss_row",
     "gemm_k_block_ids",
+    "gram_from_rows",
     "kernel_ogd_fill",
     "kors_probability",
     "ons_score",
@@ -113,6 +114,24 @@ def gauss_gram(P: np.ndarray, gamma: float) -> np.ndarray:
             e = np.exp(-gamma * acc[j])
             K[i, j] = e
             K[j, i] = e
+    return K
+
+
+@njit(cache=True)
+def gram_from_rows(K: np.ndarray, P: np.ndarray, gamma: float) -> np.ndarray:
+    """Complete ``K`` (``n x n``, the entries below the diagonal given, e.g. by
+    :func:`kernel_ogd_fill`) in place to ``gauss_gram(P, gamma)`` bit for bit: the diagonal
+    is computed as there (``exp(-gamma sum_c (P[i, c] - P[i, c])^2)``, 1 for finite
+    points), the upper triangle mirrored. Returns ``K``."""
+    n, d = P.shape
+    for i in range(n):
+        acc = 0.0
+        for c in range(d):
+            diff = P[i, c] - P[i, c]
+            acc += diff * diff
+        K[i, i] = np.exp(-gamma * acc)
+        for j in range(i):
+            K[j, i] = K[i, j]
     return K
 
 
@@ -477,15 +496,22 @@ def sketch_stage2_loop(X: np.ndarray, Y: np.ndarray, start: int, stop: int, L: n
 @njit(cache=True)
 def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.ndarray,
                     coef: np.ndarray, n: int, gamma: float, eta: float, loss: int,
-                    krow: np.ndarray, preds: np.ndarray,
-                    scores: np.ndarray) -> tuple[int, int, int]:
+                    krow: np.ndarray, preds: np.ndarray, scores: np.ndarray,
+                    K: np.ndarray) -> tuple[int, int, int]:
     """Stage 1 of FORKS/SkeGD (Alg. 1 l.3-7): kernel OGD ``f = sum_i a_i kappa(x_i, x)``;
     a round with ``l'(f, y) != 0`` appends ``x`` with ``a = -eta l'(f, y)``. Rounds
     ``start..stop-1`` test-then-train, stopping after the round that fills the buffer
     (``n == S.shape[0]``). Returns ``(status, end, n)``: the :class:`KernelStatus`, the
     first round not run (with ``NONFINITE``: the round whose score is not finite) and the
     new number of stored points. The kernel row is :func:`gauss_row`'s, computed over a
-    transposed copy of the buffer (the per-point sums side by side, same bits)."""
+    transposed copy of the buffer (the per-point sums side by side, same bits).
+
+    ``K``: a ``cap x cap`` store of the appended points' kernel rows, or ``0 x 0`` for
+    none: appending ``x`` as point ``n`` copies its row against points ``0..n-1`` into
+    ``K[n, :n]``. These are the entries below the diagonal of ``gauss_gram(S)`` bit for bit
+    (the same ordered sum of ``(S[j, c] - x[c])^2`` over ``c``), so that
+    :func:`gram_from_rows` completes the buffer's Gram matrix of the sketch set-up
+    (Alg. 1 l.8-9) without recomputing its ``n (n - 1) / 2`` exponentials."""
     cap = S.shape[0]
     d = X.shape[1]
     ST = np.empty((d, cap))
@@ -508,6 +534,9 @@ def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, start: int, stop: int, S: np.n
             for j in range(d):
                 S[n, j] = X[t, j]
                 ST[j, n] = X[t, j]
+            if K.shape[0] > 0:
+                for j in range(n):
+                    K[n, j] = krow[j]
             coef[n] = -eta * dl
             n += 1
             if n == cap:

@@ -165,11 +165,12 @@ def test_kernel_ogd_fill_vs_reference(seed: int, loss: int) -> None:
     preds = np.full(N, -1, dtype=np.int64)
     scores = np.full(N, np.nan)
     krow = np.zeros(cap)
+    K = np.full((cap, cap), np.nan)
     status, end, n = kb.kernel_ogd_fill(X, Y, 0, 5, S, coef, 0, 0.5, 0.2, loss, krow, preds,
-                                        scores)
+                                        scores, K)
     assert status == kb.KernelStatus.OK and end == 5 and 0 < n < cap
     status, end, n = kb.kernel_ogd_fill(X, Y, 5, N, S, coef, n, 0.5, 0.2, loss, krow, preds,
-                                        scores)
+                                        scores, K)
     p_ref, s_ref, S_ref, c_ref, n_ref, end_ref = ref.kernel_ogd_fill(
         X, Y, np.zeros((cap, 3)), np.zeros(cap), 0, 0.5, 0.2, loss)
     assert status == kb.KernelStatus.OK
@@ -179,6 +180,48 @@ def test_kernel_ogd_fill_vs_reference(seed: int, loss: int) -> None:
     assert_allclose(scores[:end], s_ref, rtol=1e-12, atol=1e-15)
     assert_array_equal(S, S_ref)
     assert_allclose(coef, c_ref, rtol=1e-12)
+    # the kept kernel rows: below the diagonal only, those of the stored points
+    K_ref = ref.kernel_rows(S_ref, 0.5)
+    low = np.tril(np.ones((cap, cap), dtype=bool), -1)
+    assert_allclose(K[low], K_ref[low], rtol=1e-14)
+    assert np.all(np.isnan(K[~low]))
+    # without a row store (0 x 0) the run is the same
+    S2, c2 = np.zeros((cap, 3)), np.zeros(cap)
+    p2, f2 = np.full(N, -1, dtype=np.int64), np.full(N, np.nan)
+    st2, end2, n2 = kb.kernel_ogd_fill(X, Y, 0, N, S2, c2, 0, 0.5, 0.2, loss, np.zeros(cap),
+                                       p2, f2, np.zeros((0, 0)))
+    assert (st2, end2, n2) == (status, end, n)
+    assert_array_equal(p2, preds)
+    assert_array_equal(f2, scores)
+    assert_array_equal(S2, S)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gram_from_rows_vs_reference_and_gauss_gram(seed: int) -> None:
+    """The set-up's Gram matrix from the rows stage 1 kept equals the NumPy reference and,
+    bit for bit, :func:`gauss_gram` of the buffer (compiled and interpreted alike: the same
+    ordered sums and exponentials), which it replaces."""
+    _, _, X, Y = _problem(seed, d=5)
+    X = X * 2.0
+    cap = 25 if SMALL else 120
+    S, coef = np.zeros((cap, 5)), np.zeros(cap)
+    K = np.full((cap, cap), np.nan)
+    status, _, n = kb.kernel_ogd_fill(X, np.where(Y > 0, 1.0, -1.0), 0, X.shape[0], S, coef,
+                                        0, 0.3, 0.2, 0, np.zeros(cap),
+                                        np.zeros(X.shape[0], dtype=np.int64),
+                                        np.zeros(X.shape[0]), K)
+    assert status == kb.KernelStatus.OK and n == cap, (status, n)
+    Kc = K.copy()
+    out = kb.gram_from_rows(Kc, S, 0.3)
+    assert out is Kc or np.shares_memory(out, Kc)  # in place
+    assert_allclose(Kc, ref.gram_from_rows(K, S, 0.3), rtol=1e-14)
+    assert_array_equal(Kc, kb.gauss_gram(S, 0.3))
+    assert_array_equal(Kc, Kc.T)
+    # non-finite points: the diagonal is computed as gauss_gram does (NaN, not 1)
+    P = np.array([[0.0, 1.0], [np.nan, 2.0], [np.inf, 0.0]])
+    with np.errstate(invalid="ignore"):  # inf - inf without the JIT
+        low = np.tril(kb.gauss_matrix(P, P, 0.5), -1)
+        assert_array_equal(kb.gram_from_rows(low.copy(), P, 0.5), kb.gauss_gram(P, 0.5))
 
 
 def test_kernel_ogd_fill_flags_nonfinite() -> None:
@@ -187,7 +230,8 @@ def test_kernel_ogd_fill_flags_nonfinite() -> None:
     X[4, 1] = np.nan
     S, coef = np.zeros((50, 3)), np.zeros(50)
     status, end, _ = kb.kernel_ogd_fill(X, Y, 0, N, S, coef, 0, 0.5, 0.2, 0, np.zeros(50),
-                                        np.zeros(N, dtype=np.int64), np.zeros(N))
+                                        np.zeros(N, dtype=np.int64), np.zeros(N),
+                                        np.zeros((50, 50)))
     assert status == kb.KernelStatus.NONFINITE and end == 4
 
 

@@ -203,6 +203,28 @@ def kernel_ogd_fill(X: np.ndarray, Y: np.ndarray, S: np.ndarray, coef: np.ndarra
     return np.array(preds), np.array(scores), S, coef, n, len(preds)
 
 
+def kernel_rows(S: np.ndarray, gamma: float) -> np.ndarray:
+    """The rows :func:`kernel_ogd_fill` keeps: entry ``(i, j)``, ``j < i``, is
+    ``kappa(S[i], S[j])``; NaN on and above the diagonal."""
+    n = S.shape[0]
+    K = np.full((n, n), np.nan)
+    for i in range(1, n):
+        K[i, :i] = gauss_row(S[:i], S[i], gamma)
+    return K
+
+
+def gram_from_rows(K: np.ndarray, P: np.ndarray, gamma: float) -> np.ndarray:
+    """The Gram matrix of ``P`` from its entries below the diagonal (``K``; the rest is
+    ignored): the lower triangle, its mirror, and ``kappa(P[i], P[i])`` on the diagonal."""
+    low = np.tril(np.nan_to_num(K, nan=0.0), -1)
+    return low + low.T + np.diag(gauss_row_pairs(P, P, gamma))
+
+
+def gauss_row_pairs(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
+    """``kappa(A[i], B[i])`` for every ``i``."""
+    return np.exp(-gamma * np.sum((A - B) ** 2, axis=1))
+
+
 def pnk_loop(X: np.ndarray, Y: np.ndarray, S: np.ndarray, gamma: float, P: np.ndarray,
              v: np.ndarray, Ainv: np.ndarray, C: float, project: bool, cw: float, loss: int,
              p: np.ndarray, Kinv: np.ndarray, ridge: float, eps: float, beta: float,

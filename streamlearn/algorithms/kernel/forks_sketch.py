@@ -181,8 +181,10 @@ class IncrementalSketch:
         self.n = 0
 
     # ---- Alg. 1 l.8-9, spec Sec. 2.3 ----------------------------------------------------
-    def init(self, P: np.ndarray) -> None:
-        """Initialise from the stage-1 buffer ``P`` (``B~ x d``)."""
+    def init(self, P: np.ndarray, K: np.ndarray | None = None) -> None:
+        """Initialise from the stage-1 buffer ``P`` (``B~ x d``); ``K``, if given, is its
+        Gram matrix ``gauss_gram(P, gamma)`` (the caller vouches for the bits; it is
+        otherwise computed here)."""
         P = np.ascontiguousarray(P, dtype=np.float64)
         nb, d = P.shape
         cap = max(2 * nb, 16)
@@ -195,7 +197,8 @@ class IncrementalSketch:
         self.J = np.sort(self.rng.choice(nb, size=min(self.sm, nb), replace=False))
         self.landmarks = np.ascontiguousarray(P[self.J])
         self.n = nb
-        K0 = gauss_gram(P, self.gamma)  # = gauss_matrix(P, P, gamma) bit for bit
+        # = gauss_matrix(P, P, gamma) bit for bit
+        K0 = gauss_gram(P, self.gamma) if K is None else K
         self.Phi_pm = np.zeros((self.sp, self.J.shape[0]))
         # = np.add.at(Phi_pm, h, g[:, None] * K0[:, J])
         scatter_add_rows(self.Phi_pm, self.h[:nb], self.g[:nb], K0, self.J)

@@ -35,6 +35,8 @@ from streamlearn.kernels.forks_budget import (
     dloss,
     feature_map,
     first_order_step,
+    gauss_gram,
+    gram_from_rows,
     kernel_ogd_fill,
     ons_score,
     ons_step,
@@ -44,6 +46,11 @@ from streamlearn.kernels.forks_budget import (
 from streamlearn.params import Interval
 
 __all__ = ["SketchedKernelLearner"]
+
+#: largest stage-1 buffer whose kernel rows the fused stage 1 keeps for the sketch set-up
+#: (a ``B~ x B~`` store, 128 MiB at 4096; the unbudgeted-KOGD configurations use buffers of
+#: tens of thousands of points that never fill, so they keep none)
+KROWS_MAX = 4096
 
 
 class SketchedKernelLearner(KernelBinaryClassifier):
@@ -96,11 +103,15 @@ class SketchedKernelLearner(KernelBinaryClassifier):
     def _warm_up_params(self, n: int) -> dict[str, Any]:
         """A budget of 8 (buffer 8 * buffer_factor) and an update every 16 rounds, so the
         warm-up passes stage 1, the sketch set-up, stage 2 and update rounds; the one-off
-        check of the scatter-add sketch product runs here too, not in the timed run."""
+        check of the scatter-add sketch product runs here too, not in the timed run, and
+        so does the compilation of :func:`gauss_gram` when the run's buffer is too large to
+        keep stage 1's kernel rows (the warm-up's set-up completes the kept rows)."""
         sp = max(1, round(self.sp_ratio * int(self.budget)))
         nb = int(self.buffer_factor) * int(self.budget)
         if sp * nb * nb >= SCATTER_MIN_WORK:
             sketch_gram_exact(sp)
+        if nb > KROWS_MAX:
+            gauss_gram(np.zeros((2, 1)), 1.0)
         return {"budget": min(int(self.budget), 8), "rho": 16}
 
     def _update_cycle(self) -> int:
@@ -142,6 +153,12 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         self.rho_ = self._update_cycle()
         self.phase_ = 1
         self._sv_alloc(self.buffer_size_, d)
+        # kernel rows of the appended points, kept by the fused stage 1 (kernel_ogd_fill)
+        # so that the set-up need not recompute the buffer's Gram matrix; valid while
+        # _krows_n == n_sv_ (a point appended by the per-sample path invalidates it)
+        nb = self.buffer_size_
+        self._krows = np.empty((nb, nb) if nb <= KROWS_MAX else (0, 0))
+        self._krows_n = 0 if nb <= KROWS_MAX else -1
         self.t0_ = -1
         self.n_sketch_updates_ = 0
         self._updated_at = -1
@@ -150,9 +167,18 @@ class SketchedKernelLearner(KernelBinaryClassifier):
     # ---- stage 2 set-up and updates ------------------------------------------------------
     def _start_stage2(self) -> None:
         """Alg. 1 l.8-9 / spec Sec. 2.3: sketch from the buffer, rank-k decomposition,
-        ``Z``, ``v = 0``, ``A^{-1} = I / alpha``."""
+        ``Z``, ``v = 0``, ``A^{-1} = I / alpha``. The buffer's Gram matrix is completed
+        from the kernel rows the fused stage 1 kept (``gram_from_rows``, the same bits as
+        ``gauss_gram``) when every buffered point was appended there."""
         self.sketch_ = IncrementalSketch(self.sp_, self.sm_, self.gamma_, self._rng)
-        self.sketch_.init(self.sv_[: self.n_sv_])
+        P = self.sv_[: self.n_sv_]
+        K0 = None
+        if self._krows_n == self.n_sv_ == self._krows.shape[0]:
+            # gauss_gram(P) bit for bit from the rows stage 1 computed (kernel_ogd_fill)
+            K0 = gram_from_rows(self._krows, P, self.gamma_)
+        self._krows, self._krows_n = np.empty((0, 0)), -1
+        self.sketch_.init(P, K0)
+        del K0  # freed before the decomposition, as the sketch's own Gram matrix was
         k = min(self.k_, self.sketch_.sm)
         S, V = top_k_eigh(self.sketch_.Phi_pp, k)
         self.U_, self.S_, self.V_ = V.copy(), S, V
@@ -223,6 +249,7 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         if self.phase_ == 1:
             dl = dloss(f, y, self.loss_code_)
             if dl != 0.0:
+                self._krows_n = -1  # this point's row is not kept: the set-up recomputes
                 self._sv_append(x, -self.eta * dl)
                 if self.n_sv_ == self.buffer_size_:
                     self._start_stage2()
@@ -257,9 +284,12 @@ class SketchedKernelLearner(KernelBinaryClassifier):
         i = 0
         while i < n:
             if self.phase_ == 1 and self._cache is None:
+                n_before = self.n_sv_
                 status, stop, self.n_sv_ = kernel_ogd_fill(
                     X, Y, i, n, self.sv_, self.coef_, self.n_sv_, self.gamma_,
-                    float(self.eta), self.loss_code_, self._krow, out, scores)
+                    float(self.eta), self.loss_code_, self._krow, out, scores, self._krows)
+                if self._krows_n == n_before:
+                    self._krows_n = self.n_sv_
                 if status != 0:
                     raise UserError(f"{type(self).__name__} produced a non-finite score "
                                     "(NaN/inf in the input?). Check the stream or rescale "

@@ -69,14 +69,17 @@ def test_warm_up_compiles_the_paths_a_run_reaches():
         from streamlearn.algorithms.kernel.forks import FORKS
         from streamlearn.algorithms.kernel.nogd import NOGD
         from streamlearn.kernels import forks_budget as kb
-        kernels = [kb.sketch_stage2_loop, kb.kernel_ogd_fill, kb.gauss_gram, kb.gauss_matrix]
+        kernels = [kb.sketch_stage2_loop, kb.kernel_ogd_fill, kb.gram_from_rows,
+                   kb.gauss_matrix, kb.gauss_gram]
         before = [len(k.signatures) for k in kernels]
         rng = np.random.default_rng(0)
         X = rng.normal(size=(40, 6)); y = (X[:, 0] > 0).astype(np.int64)
         FORKS(sigma=2.0, budget=50, horizon=1000).warm_up(X, y)
         NOGD(sigma=2.0, budget=50).warm_up(X, y)  # its switch builds K(SV, SV)
+        # a buffer too large to keep stage 1's rows: the set-up recomputes with gauss_gram
+        FORKS(sigma=2.0, budget=50, horizon=1000, buffer_factor=100).warm_up(X, y)
         print(before, [len(k.signatures) for k in kernels])
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert out == "[0, 0, 0, 0] [1, 1, 1, 1]", out
+    assert out == "[0, 0, 0, 0, 0] [1, 1, 1, 1, 1]", out

@@ -46,6 +46,44 @@ def test_fused_chunks_equal_the_per_sample_loop_at_paper_sizes(cls: type) -> Non
     np.testing.assert_array_equal(a.v_, b.v_)
 
 
+@pytest.mark.floatpath
+@pytest.mark.parametrize("cls", [FORKS, SkeGD])
+def test_set_up_from_stage_one_rows_equals_recomputation(cls: type, monkeypatch) -> None:
+    """The fused stage 1 keeps the appended points' kernel rows and the set-up completes
+    the buffer's Gram matrix from them (``gram_from_rows``) instead of ``gauss_gram``:
+    the sketch, the features and every prediction and score are the same bits as with the
+    Gram matrix recomputed (a buffer above ``KROWS_MAX``, or a point appended by the
+    per-sample path, which invalidates the rows)."""
+    import streamlearn.algorithms.kernel.sketched_learner as sl
+
+    X, y = quadratic_stream(7, n=1500, d=6)
+    calls: list[int] = []
+    real = sl.gram_from_rows
+    monkeypatch.setattr(sl, "gram_from_rows", lambda K, P, g: calls.append(1) or real(K, P, g))
+
+    def run(krows_max: int, per_sample_first: int = 0):
+        monkeypatch.setattr(sl, "KROWS_MAX", krows_max)
+        m = cls(sigma=2.0, budget=100, k_ratio=0.5, rho=50, seed=0)
+        m.reset(X.shape[1], 2)
+        for i in range(per_sample_first):
+            m.predict_one(X[i])
+            m.learn_one(X[i], y[i])
+        preds = m.predict_learn_many(X[per_sample_first:], y[per_sample_first:])
+        return m, preds
+
+    a, pa = run(sl.KROWS_MAX)
+    assert calls == [1] and a._krows.size == 0  # kept rows used, then released
+    for b, pb in (run(0), run(sl.KROWS_MAX, per_sample_first=30)):
+        assert len(calls) == 1  # both recompute the Gram matrix
+        np.testing.assert_array_equal(pa[-len(pb):], pb)
+        np.testing.assert_array_equal(a.chunk_scores_[-len(pb):], b.chunk_scores_)
+        assert (a.t0_, a.n_sketch_updates_) == (b.t0_, b.n_sketch_updates_)
+        np.testing.assert_array_equal(a.sketch_.Phi_pp, b.sketch_.Phi_pp)
+        np.testing.assert_array_equal(a.sketch_.Phi_pm, b.sketch_.Phi_pm)
+        np.testing.assert_array_equal(a.Z_, b.Z_)
+        np.testing.assert_array_equal(a.v_, b.v_)
+
+
 def test_rho_from_theta_and_horizon() -> None:
     m = FORKS(sigma=1.0, budget=50, theta=0.3, horizon=1000)
     m.reset(3, 2)
