@@ -228,6 +228,17 @@ def rows(out: Path, results: Path) -> list[tuple[str, str, str, str, str, str, s
     return table
 
 
+def _machine() -> str:
+    """The machine as run records describe it (CPU, cores, OS, BLAS)."""
+    try:
+        from streamlearn.evaluation.records import machine_info
+        from streamlearn.reporting.machine import describe_machine
+
+        return describe_machine(machine_info())
+    except Exception:  # pragma: no cover - the table is still written without it
+        return platform.machine()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/out"))
@@ -237,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "# Issue 25: online learners at the machine's limit",
         "",
         f"Written by `benchmarks/limits_table.py` from the JSON files in `{args.out_dir}` "
-        f"({platform.machine()}, {platform.processor() or 'cpu ?'}, python "
+        f"({_machine()}; the benchmarks pin BLAS and numba to one thread; python "
         f"{platform.python_version()}); each figure is measured by the benchmark named in its "
         "row, in one process; load is the 1-minute load average during that benchmark.",
         "",
