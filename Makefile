@@ -71,11 +71,13 @@ example-capymoa:
 	$(MAKE) --no-print-directory install-moa && \
 	$(MOA_VENV)/bin/python examples/capymoa_side_by_side.py
 
+# pytest-xdist: one test process per core (TEST_WORKERS=0 runs them in this process).
+TEST_WORKERS ?= auto
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 test-all: install
-	$(BIN)/python -m pytest -q -m ''
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m ''
 
 # The float-path tests (marker `floatpath`: two floating-point paths compared, e.g. fused
 # chunk vs per-sample loop, kernel vs NumPy reference, --jobs 1 vs 2) under each OpenBLAS
@@ -121,11 +123,11 @@ lint: install
 	$(BIN)/lint-imports
 
 # Every config in configs/ in smoke mode (small cap, one repetition): proves none has rotted.
+# $(JOBS) configs at a time (each writes its own smoke/ folder); stops at the first failure.
 smoke: install
-	@set -e; for c in $$(find configs -name '*.yaml' | sort); do \
-	  echo "== smoke $$c"; \
-	  $(BIN)/streamlearn run $$c --smoke --quiet --skip-missing-data --force > /dev/null; \
-	done; echo "smoke: all configs ran"
+	@find configs -name '*.yaml' | sort | xargs -P $(JOBS) -I{} sh -c \
+	  'echo "== smoke {}"; $(BIN)/streamlearn run {} --smoke --quiet --skip-missing-data --force > /dev/null || { echo "smoke FAILED: {}"; exit 255; }' \
+	  && echo "smoke: all configs ran"
 
 bench: install
 	mkdir -p benchmarks/out

@@ -129,7 +129,8 @@ def test_a_damaged_archive_is_named(folder, capsys):
     (folder / "runs.tar.xz").write_bytes(data[: len(data) // 2])
     rc, out = run_cli(["report", str(folder)], capsys)
     assert rc == 2
-    assert "runs.tar.xz cannot be read as an xz archive" in " ".join(out.split())
+    # rich folds a long path anywhere (a long temporary directory, e.g. under pytest-xdist)
+    assert "runs.tar.xzcannotbereadasanxzarchive" in "".join(out.split())
 
 
 def test_archive_members_outside_runs_are_ignored(tmp_path):

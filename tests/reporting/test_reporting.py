@@ -245,7 +245,9 @@ def test_wide_terminals_keep_the_wide_table(experiment):
 def test_report_command_at_80_columns(experiment):
     result = CliRunner().invoke(app, ["report", str(experiment)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
-    assert max(cell_len(line) for line in result.stdout.splitlines()) <= 80
+    # every line but those naming a written file, whose path can be longer than 80 alone
+    lines = [ln for ln in result.stdout.splitlines() if not ln.lstrip().startswith("wrote ")]
+    assert max(cell_len(line) for line in lines) <= 80
     assert "HBP" in result.stdout  # the cited entry is there too
 
 

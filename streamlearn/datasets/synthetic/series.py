@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.signal import lfilter
 
 from streamlearn.base import Stream, StreamInfo
 from streamlearn.params import Interval
@@ -78,6 +77,8 @@ class SpeechLikeSeries(_GeneratedSeries):
             length = int(rng.integers(2000, 8000))
             gain[t:t + length] = rng.uniform(0.3, 1.0)
             t += length
+        from scipy.signal import lfilter  # here: scipy.signal costs ~1 s at CLI start-up
+
         return lfilter([1.0], a, gain * rng.normal(size=n))
 
 
@@ -102,4 +103,6 @@ class AR2Series(_GeneratedSeries):
     _title = "generated: AR(2), x_t = 1.6 x_{t-1} - 0.8 x_{t-2} + 0.1 n_t"
 
     def _series(self, rng: np.random.Generator) -> np.ndarray:
+        from scipy.signal import lfilter
+
         return lfilter([0.1], [1.0, -1.6, 0.8], rng.normal(size=self.n_samples))
