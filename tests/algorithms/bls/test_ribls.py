@@ -36,6 +36,8 @@ def test_param_validation() -> None:
         RIBLS(lam=0.0)
     with pytest.raises(UserError):
         RIBLS(inverse="cholesky")
+    with pytest.raises(UserError):
+        RIBLS(precision="float16")
 
 
 @pytest.mark.parametrize("inverse", ["numpy", "getri"])
@@ -52,6 +54,52 @@ def test_ribls_matches_ridge_solve_every_step(seed: int, inverse: str) -> None:
         assert rel(learner.W_, W) <= 1e-8, k
     np.testing.assert_allclose(learner.U_, A.T @ A, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(learner.V_, A.T @ Y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", SEEDS)
+def test_float32_matches_ridge_solve_to_single_precision(seed: int) -> None:
+    """``precision="float32"``: the same recursion in single precision, so on a
+    well-conditioned problem (κ ≲ 1e3) the weights agree with the float64 direct solve to
+    κ·u₃₂ ≈ 1e-4 (bound 1e-3) and differ from it by more than double precision would."""
+    m, c, n, lam = 30, 3, 60, 1e-1
+    A, y = gaussian_rows(seed, n, m, c)
+    Y = np.eye(c)[y]
+    learner = fresh(RIBLS, m, c, lam=lam, precision="float32")
+    worst = 0.0
+    for k in range(1, n + 1):
+        learner._learn_a(A[k - 1].copy(), int(y[k - 1]))
+        Ak, Yk = A[:k], Y[:k]
+        K = Ak.T @ Ak + lam * np.eye(m)
+        assert np.linalg.cond(K) < 1e4, k
+        W = scipy.linalg.solve(K, Ak.T @ Yk, assume_a="pos")
+        err = rel(learner.W_, W)
+        assert err <= 1e-3, k
+        worst = max(worst, err)
+    assert learner.U_.dtype == np.float32 and learner.W_.dtype == np.float64
+    assert worst > 1e-9  # it did run in single precision
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("seed", range(3))
+def test_float32_loses_more_than_float64_when_ill_conditioned(seed: int) -> None:
+    """At λ = 1e-8 on an ill-conditioned stream single precision loses more than double:
+    λ is below float32's resolution of ``U``'s diagonal, so ``U + λI`` is singular to
+    working precision; LU then either meets an exactly zero pivot (a ``UserError`` that
+    names the singular matrix; which case occurs depends on the CPU's rounding) or
+    returns weights with a larger normal-equation residual than float64's."""
+    def residual(learner: RIBLS) -> float:
+        rho, _ = ill_conditioned_residuals(learner, seed,
+                                           lambda W, A, y, Y: ridge_residual(W, A, Y, 1e-8))
+        return rho
+
+    rho64 = residual(RIBLS(**SMALL, lam=1e-8, seed=seed))
+    try:
+        rho32 = residual(RIBLS(**SMALL, lam=1e-8, seed=seed, precision="float32"))
+    except UserError as exc:
+        assert "singular" in str(exc)
+        return
+    assert rho32 > rho64
 
 
 @pytest.mark.parametrize("seed", SEEDS)
