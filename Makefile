@@ -125,9 +125,7 @@ lint: install
 # Every config in configs/ in smoke mode (small cap, one repetition): proves none has rotted.
 # $(JOBS) configs at a time (each writes its own smoke/ folder); stops at the first failure.
 smoke: install
-	@find configs -name '*.yaml' | sort | xargs -P $(JOBS) -I{} sh -c \
-	  'echo "== smoke {}"; $(BIN)/streamlearn run {} --smoke --quiet --skip-missing-data --force > /dev/null || { echo "smoke FAILED: {}"; exit 255; }' \
-	  && echo "smoke: all configs ran"
+	$(BIN)/python scripts/smoke.py --jobs $(JOBS)
 
 bench: install
 	mkdir -p benchmarks/out
