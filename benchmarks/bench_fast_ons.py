@@ -175,6 +175,11 @@ def main() -> None:
                   f"{t['fast_ons'] / t['ogd']:.2f} | {t['ons'] / t['fast_ons']:.0f} |{cols}",
                   flush=True)
         by_M = dict(rows)
+        # fast ONS at M = 1: each step's scalar work (a hypot, four divisions, a square
+        # root and the checks, a serial chain: sqrt(eta_t) feeds the next step), which no
+        # M-vectorisation shortens; it bounds F/OGD at small M
+        chain = per_sample_ns("fast_ons", 1, series, args.repeat)
+        print(f"\nfast ONS at M = 1 (its per-step scalar work): {chain:.0f} ns")
         checks = []
         if 128 in by_M:
             checks.append(("F-ONS <= 200 ns/sample at M = 128",
@@ -214,7 +219,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps({
             "load_1min": [load_start, load_end], "n": args.n, "repeat": args.repeat,
-            "ns_per_sample": {str(M): t for M, t in rows},
+            "ns_per_sample": {str(M): t for M, t in rows}, "scalar_chain_ns": chain,
             "checks": [{"target": n, "value": v, "met": bool(ok)} for n, v, ok in checks],
         }, indent=1))
 
