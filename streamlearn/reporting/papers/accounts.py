@@ -30,7 +30,8 @@ experiments that explain a miss (those are the *evidence* misses.json points to)
 * forks: ``table1.md`` (Table 1) and ``tables2_3.md`` (Tables 2–3, both σ versions: the
   README compares both with the paper); not sensitivity.md, extra_checks.md, pnk_ridge.md.
 * ridge_bls: ``mnist_full/tables.md`` (Tables II–III at the paper's size, for the λ and
-  algorithms run there), then ``mnist_tables/tables.md`` (the scaled network, the
+  algorithms run there), ``mnist_full_mid/tables.md`` (the paper's size at the middle λ,
+  u0…u6), then ``mnist_tables/tables.md`` (the scaled network, the
   paper's row under each of ours) for the other cells; mnist_na/ has no paper rows,
   calibration.md is an input. A failed factorisation (``NA``) is a result: NA on both
   sides agrees, NA on one side only is outside any tolerance.
@@ -113,6 +114,8 @@ SPECS: dict[str, PaperSpec] = {
         elsewhere="Figs. 3 and 5 (KuaiRec: data file not on this machine)"),
     "ridge_bls": PaperSpec(
         tables=(Tables("mnist_full/tables.md", "Tables II–III", "paper_rows",
+                       "test_accuracy"),
+                Tables("mnist_full_mid/tables.md", "Tables II–III", "paper_rows",
                        "test_accuracy"),
                 Tables("mnist_tables/tables.md", "Tables II–III", "paper_rows",
                        "test_accuracy")),
