@@ -217,65 +217,23 @@ def solve_u(U: np.ndarray, b: np.ndarray) -> int:
     return OK if all_finite(b) else NONFINITE
 
 
-@njit(cache=True, fastmath={"contract"})
-def _axpy8(y: np.ndarray, U: np.ndarray, i: int, j0: int, x: np.ndarray) -> None:
-    # y[j] -= Σ_b x[b] U[i+b, j0+j], b = 0..7 (eight rows of U at once: y is read and
-    # written once per block of eight rows instead of eight times)
-    n = y.shape[0]
-    u0 = U[i, j0:]
-    u1 = U[i + 1, j0:]
-    u2 = U[i + 2, j0:]
-    u3 = U[i + 3, j0:]
-    u4 = U[i + 4, j0:]
-    u5 = U[i + 5, j0:]
-    u6 = U[i + 6, j0:]
-    u7 = U[i + 7, j0:]
-    x0, x1, x2, x3 = x[0], x[1], x[2], x[3]
-    x4, x5, x6, x7 = x[4], x[5], x[6], x[7]
-    for j in range(n):
-        y[j] -= ((x0 * u0[j] + x1 * u1[j]) + (x2 * u2[j] + x3 * u3[j])) + (
-            (x4 * u4[j] + x5 * u5[j]) + (x6 * u6[j] + x7 * u7[j])
-        )
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def _dot8(U: np.ndarray, i: int, j0: int, x: np.ndarray, out: np.ndarray) -> None:
-    # out[b] += Σ_j U[i+b, j0+j] x[j], b = 0..7 (x read once for eight dot products)
-    n = x.shape[0]
-    u0 = U[i, j0:]
-    u1 = U[i + 1, j0:]
-    u2 = U[i + 2, j0:]
-    u3 = U[i + 3, j0:]
-    u4 = U[i + 4, j0:]
-    u5 = U[i + 5, j0:]
-    u6 = U[i + 6, j0:]
-    u7 = U[i + 7, j0:]
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    for j in range(n):
-        xj = x[j]
-        s0 += u0[j] * xj
-        s1 += u1[j] * xj
-        s2 += u2[j] * xj
-        s3 += u3[j] * xj
-        s4 += u4[j] * xj
-        s5 += u5[j] * xj
-        s6 += u6[j] * xj
-        s7 += u7[j] * xj
-    out[0] += s0
-    out[1] += s1
-    out[2] += s2
-    out[3] += s3
-    out[4] += s4
-    out[5] += s5
-    out[6] += s6
-    out[7] += s7
+# _PAIRS: the multi-right-hand-side substitutions take the rows of XT in pairs, row r
+# always in position r % 2 of the pair kernel; an odd last row is paired with a scratch
+# partner rather than sent through a one-row kernel. A separately compiled one-row kernel
+# may be vectorised differently (a different summation order under "reassoc", different
+# FMA contraction): on an AVX-512 machine it rounded row c - 1 differently from the pair
+# kernel, so the solution's column j depended on how many classes there were (a learner
+# grown by add_class() drifted from one given every class by 1 ulp). With one kernel per
+# position, row r's arithmetic does not depend on c, by construction, on every CPU.
 
 
 @njit(cache=True, fastmath={"contract"})
 def _axpy8x2(
     y0: np.ndarray, y1: np.ndarray, U: np.ndarray, i: int, j0: int, x: np.ndarray, z: np.ndarray
 ) -> None:
-    # _axpy8 for two right-hand sides at once (each U element loaded once for both)
+    # y0[j] -= Σ_b x[b] U[i+b, j0+j] and y1[j] -= Σ_b z[b] U[i+b, j0+j], b = 0..7: eight
+    # rows of U at once (y read and written once per block of eight rows instead of eight
+    # times), two right-hand sides per pass (each U element loaded once for both)
     n = y0.shape[0]
     u0 = U[i, j0:]
     u1 = U[i + 1, j0:]
@@ -304,7 +262,8 @@ def _axpy8x2(
 def _dot8x2(
     U: np.ndarray, i: int, j0: int, x: np.ndarray, y: np.ndarray, out: np.ndarray, outy: np.ndarray
 ) -> None:
-    # _dot8 for two right-hand sides at once
+    # out[b] += Σ_j U[i+b, j0+j] x[j] and outy[b] += Σ_j U[i+b, j0+j] y[j], b = 0..7 (x, y
+    # read once for eight dot products each; U loaded once for both)
     n = x.shape[0]
     u0 = U[i, j0:]
     u1 = U[i + 1, j0:]
@@ -365,6 +324,7 @@ def solve_ut_rows(U: np.ndarray, XT: np.ndarray) -> int:
     m = U.shape[0]
     c = XT.shape[0]
     xb = np.empty((c, 8))
+    spare = np.zeros(m)  # the partner of an odd last right-hand side (_PAIRS)
     for i in range(m):
         if not U[i, i] > 0.0:
             return NOT_PD
@@ -389,8 +349,8 @@ def solve_ut_rows(U: np.ndarray, XT: np.ndarray) -> int:
                 j1 = min(j0 + TILE, m)
                 for r in range(0, c - 1, 2):
                     _axpy8x2(XT[r, j0:j1], XT[r + 1, j0:j1], U, i, j0, xb[r], xb[r + 1])
-                if c % 2:
-                    _axpy8(XT[c - 1, j0:j1], U, i, j0, xb[c - 1])
+                if c % 2:  # see _PAIRS
+                    _axpy8x2(XT[c - 1, j0:j1], spare[j0:j1], U, i, j0, xb[c - 1], xb[c - 1])
         i += nb
     return OK if all_finite(XT) else NONFINITE
 
@@ -404,6 +364,7 @@ def solve_u_rows(U: np.ndarray, XT: np.ndarray) -> int:
     m = U.shape[0]
     c = XT.shape[0]
     acc = np.empty((c, 8))
+    spare = np.zeros(8)  # the partner of an odd last right-hand side (_PAIRS)
     for i in range(m):
         if not U[i, i] > 0.0:
             return NOT_PD
@@ -420,8 +381,9 @@ def solve_u_rows(U: np.ndarray, XT: np.ndarray) -> int:
                 j1 = min(j0 + TILE, m)
                 for r in range(0, c - 1, 2):
                     _dot8x2(U, i0, j0, XT[r, j0:j1], XT[r + 1, j0:j1], acc[r], acc[r + 1])
-                if c % 2:
-                    _dot8(U, i0, j0, XT[c - 1, j0:j1], acc[c - 1])
+                if c % 2:  # see _PAIRS
+                    x = XT[c - 1, j0:j1]
+                    _dot8x2(U, i0, j0, x, x, acc[c - 1], spare)
         else:
             for r in range(c):
                 for b in range(nb):
