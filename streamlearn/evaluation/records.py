@@ -134,11 +134,40 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
+@functools.cache
+def _vector_isa() -> dict[str, str]:
+    """The widest x86 vector extension the CPU reports (/proc/cpuinfo flags) and the CPU
+    Numba compiles its kernels for: both set the summation order of vectorised reductions,
+    so records from two machines can differ in the last bits (README, "Seeds and
+    reproducibility")."""
+    isa = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    flags = set(value.split())
+                    isa = next((name for flag, name in (("avx512f", "AVX-512"),
+                                ("avx2", "AVX2"), ("avx", "AVX"), ("sse2", "SSE2"),
+                                ("asimd", "NEON")) if flag in flags), "other")
+                    break
+    except OSError:
+        pass
+    try:
+        from llvmlite import binding
+
+        jit_cpu = str(binding.get_host_cpu_name())
+    except Exception:  # pragma: no cover - llvmlite ships with numba
+        jit_cpu = "unknown"
+    return {"vector_isa": isa, "jit_cpu": jit_cpu}
+
+
 def machine_info() -> dict[str, Any]:
-    """The machine a run's times were measured on, for the record: CPU model, logical
-    cores (and those this process may use), OS, and each BLAS library loaded with its
-    kernel (OpenBLAS's ``architecture``) and its thread count at the moment of the call
-    (inside a run: 1, see ``runs._single_thread_blas``)."""
+    """The machine a run's times were measured on, for the record: CPU model, its widest
+    vector extension and Numba's target CPU, logical cores (and those this process may
+    use), OS, and each BLAS library loaded with its kernel (OpenBLAS's ``architecture``)
+    and its thread count at the moment of the call (inside a run: 1, see
+    ``runs._single_thread_blas``)."""
     from threadpoolctl import threadpool_info
 
     blas = []
@@ -154,5 +183,6 @@ def machine_info() -> dict[str, Any]:
         usable: int | None = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on macOS or Windows
         usable = None
-    return {"cpu": _cpu_model(), "logical_cores": os.cpu_count(), "usable_cores": usable,
-            "system": f"{platform.system()} {platform.machine()}", "blas": blas}
+    return {"cpu": _cpu_model(), **_vector_isa(), "logical_cores": os.cpu_count(),
+            "usable_cores": usable, "system": f"{platform.system()} {platform.machine()}",
+            "blas": blas}

@@ -13,10 +13,14 @@ NOT_RECORDED = "not recorded (records written before streamlearn recorded the ma
 
 
 def describe_machine(info: dict[str, Any]) -> str:
-    """One line: CPU model, cores, OS and the BLAS libraries (kernel, threads)."""
+    """One line: CPU model (with its vector extension and Numba's target CPU where the
+    record has them), cores, OS and the BLAS libraries (kernel, threads)."""
     cores = info.get("logical_cores")
     usable = info.get("usable_cores")
-    text = f"{info.get('cpu', 'unknown CPU')}, {cores} logical cores"
+    text = f"{info.get('cpu', 'unknown CPU')}"
+    if info.get("vector_isa"):  # recorded since 27 Nov (records.machine_info)
+        text += f" ({info['vector_isa']}, Numba target {info.get('jit_cpu', 'unknown')})"
+    text += f", {cores} logical cores"
     if usable and usable != cores:
         text += f" ({usable} usable)"
     text += f", {info.get('system', '')}".rstrip(", ")

@@ -70,3 +70,17 @@ def test_several_machines_are_listed_with_their_run_counts():
     assert any(line.startswith("- 1 run(s): not recorded") for line in lines)
     assert lines[-1].startswith("Load average (1 min, at the end of each timed run): "
                                 "0.5-3.0 on 2 logical cores (3 of 4 runs)")
+
+
+def test_records_name_the_vector_extension_and_numba_target(out: Path):
+    # the summation order of vectorised reductions follows them (README, "Seeds and
+    # reproducibility")
+    for r in _records(out):
+        info = r["machine"]
+        assert info["vector_isa"] in {"AVX-512", "AVX2", "AVX", "SSE2", "NEON", "other",
+                                      "unknown"}
+        assert isinstance(info["jit_cpu"], str) and info["jit_cpu"]
+        line = machine.describe_machine(info)
+        assert f"({info['vector_isa']}, Numba target {info['jit_cpu']})" in line
+    old = {"cpu": "A", "logical_cores": 2, "system": "Linux", "blas": []}
+    assert machine.describe_machine(old) == "A, 2 logical cores, Linux"  # older records
