@@ -4,9 +4,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # Real datasets: ../shared/datasets when it exists (override with STREAMLEARN_DATA=...).
+# Exported only when it exists: an empty STREAMLEARN_TEST_DATA made a test module read the
+# current directory as the data folder (its tests failed instead of skipping).
 SHARED := $(wildcard ../shared/datasets)
+ifneq ($(SHARED),)
 export STREAMLEARN_DATA ?= $(SHARED)
 export STREAMLEARN_TEST_DATA ?= $(SHARED)
+endif
 export MPLBACKEND := Agg
 JOBS ?= 2
 

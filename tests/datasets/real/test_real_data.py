@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bz2
 import io
-import os
 from pathlib import Path
 
 import numpy as np
@@ -22,17 +21,18 @@ from streamlearn.datasets import catalogue
 from streamlearn.datasets.real.base import REAL_STREAMS, load_dataset, load_split
 from streamlearn.datasets.real.forks import AdversarialStream
 from streamlearn.datasets.store import verification
+from tests.conftest import shared_data_dir
 from tests.data_dir_guard import forbid_writes, link_copy, snapshot
 
-DATA = Path(
-    os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[4] / "shared" / "datasets"
-    )
-)
+# $STREAMLEARN_TEST_DATA, else ../shared/datasets; an empty variable counts as unset (the
+# Makefile once exported it empty where ../shared was absent, and Path("") is the cwd)
+_FOUND = shared_data_dir()
+DATA = _FOUND if _FOUND is not None else Path("shared-datasets-absent")
 
 pytestmark = [
     pytest.mark.datasets,
-    pytest.mark.skipif(not DATA.exists(), reason=f"real data directory {DATA} absent"),
+    pytest.mark.skipif(_FOUND is None, reason="real data directory absent (set "
+                       "STREAMLEARN_TEST_DATA or put ../shared/datasets beside the repo)"),
 ]
 
 # UCI letter-recognition.names, A..Z

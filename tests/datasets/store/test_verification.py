@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import FileSpec
 from streamlearn.datasets.store import checksums, downloads, locations, verification
 from streamlearn.errors import DataError, UserError
+from tests.conftest import shared_data_dir
 from tests.datasets import tiny_data
 from tests.datasets.tiny_data import (
     covtype_rows,
@@ -32,11 +32,7 @@ from tests.datasets.tiny_data import (
 isolated = tiny_data.isolated
 ddir = tiny_data.ddir
 
-SHARED = Path(
-    os.environ.get(
-        "STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[4] / "shared" / "datasets"
-    )
-)
+SHARED = shared_data_dir() or Path("shared-datasets-absent")  # an empty variable = unset
 
 
 # --------------------------------------------------------------------------------------
@@ -50,6 +46,21 @@ def test_data_dir_resolution_order(tmp_path, monkeypatch):
     assert locations.resolve_data_dir() == tmp_path / "env"
     assert locations.resolve_data_dir(tmp_path / "arg") == tmp_path / "arg"
     assert locations.resolve_data_dir(str(tmp_path / "arg")) == tmp_path / "arg"
+
+
+def test_an_empty_variable_counts_as_unset(tmp_path, monkeypatch):
+    # `make` once exported STREAMLEARN_DATA and STREAMLEARN_TEST_DATA empty where
+    # ../shared was absent; Path("") is the current directory, which exists, so the real-
+    # data tests ran against it and failed instead of skipping
+    monkeypatch.setenv("STREAMLEARN_DATA", "")
+    assert locations.resolve_data_dir() == tmp_path / "cache" / "datasets"
+    import tests.conftest as test_conftest
+
+    monkeypatch.setenv("STREAMLEARN_TEST_DATA", "")
+    monkeypatch.setattr(test_conftest, "_SHARED", tmp_path / "no-shared")
+    assert test_conftest.shared_data_dir() is None
+    monkeypatch.setenv("STREAMLEARN_TEST_DATA", str(tmp_path))
+    assert test_conftest.shared_data_dir() == tmp_path
 
 
 def test_default_cache_dir_is_platformdirs(monkeypatch):
