@@ -76,23 +76,36 @@ def _dot_window(w: np.ndarray, xt: np.ndarray, M: int) -> float:
 
 
 @njit(cache=True, fastmath=_REDUCE)
-def _lag_dot3(xt: np.ndarray, x_new: float, lag: np.ndarray, w: np.ndarray, a: np.ndarray,
-              b: np.ndarray, M: int) -> tuple[float, float, float]:
-    """Fast ONS's one pass over the delay line ``xt`` (``M + 1`` entries): the lag products
-    ``lag[d] += x_new xt[d]`` (no reduction, so exact) and the dot products ``w^T x_t``
-    (first ``M`` entries), ``xt^T a`` and ``xt^T b`` (all ``M + 1``)."""
+def _dot3(xt: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.ndarray,
+          M: int) -> tuple[float, float, float]:
+    """Fast ONS's one pass over the delay line ``xt`` (``M + 1`` entries): the dot
+    products ``w^T x_t`` (first ``M`` entries), ``xt^T a`` and ``xt^T b`` (all ``M + 1``)."""
     sw = 0.0
     sa = 0.0
     sb = 0.0
     for j in range(M):
         v = xt[j]
-        lag[j] += x_new * v
         sw += w[j] * v
         sa += v * a[j]
         sb += v * b[j]
     v = xt[M]
-    lag[M] += x_new * v
     return sw, sa + v * a[M], sb + v * b[M]
+
+
+@njit(cache=True)
+def _add_lag_products(win: np.ndarray, lag: np.ndarray, K: int, k: int, D: int) -> None:
+    """The lag products of a block's first ``k`` steps, added in time order:
+    ``lag[d] += x_i x_{i-d}`` (d = 0..M) for step ``q = 1..k``, whose delay line is
+    ``win[K - q:K - q + D]``. Each ``lag[d]`` receives the same products in the same order
+    as when they were added step by step (no reduction, no contraction), so the result is
+    the same bit for bit; done once per block, outside the step's pass, it costs a
+    fraction of what it cost inside it (issue 25 item 4)."""
+    for q in range(1, k + 1):
+        o = K - q
+        x_new = win[o]
+        line = win[o:o + D]
+        for d in range(D):
+            lag[d] += x_new * line[d]
 
 
 @njit(cache=True)
@@ -105,8 +118,7 @@ def fast_ons_predict(w: np.ndarray, xt: np.ndarray, x_new: float, L0: np.ndarray
     window[0] = x_new
     for j in range(1, M + 1):
         window[j] = xt[j - 1]
-    scratch = np.zeros(M + 1)
-    return _lag_dot3(window, 0.0, scratch, w, L0, L1, M)[0] + c
+    return _dot3(window, w, L0, L1, M)[0] + c
 
 
 @njit(cache=True)
@@ -249,7 +261,9 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
 
     Per step only what the recursion needs (issue 25 item 4; the same arithmetic in the
     same order as before, so bit-for-bit the same predictions and state): the delay line
-    is a view into a block buffer (no shift); the last post-array row (the residual and
+    is a view into a block buffer (no shift); the lag products, needed only by the
+    recovery, are added once per block (:func:`_add_lag_products`), not inside the step's
+    pass; the last post-array row (the residual and
     ``eta_t`` checks) is computed before the other rows, so that a failed check leaves the
     rotation state untouched and the dead-zone weight step (line 15, eq. 33) runs inside
     the row loop; ``[0; rho]`` alternates between two rows instead of being copied; the
@@ -269,7 +283,8 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
     status = SeriesStatus.OK
     stop = n
     for i in range(n):
-        if k == K:  # block full: its last delay line to the end
+        if k == K:  # block full: its lag products, then its last delay line to the end
+            _add_lag_products(win, lag, K, k, D)
             for j in range(D - 1, -1, -1):
                 win[K + j] = win[j]
             k = 0
@@ -277,7 +292,7 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
         o = K - k
         x_new = xin[i]
         win[o] = x_new
-        yhat, a, b = _lag_dot3(win[o:o + D], x_new, lag, w, L0, L1, M)
+        yhat, a, b = _dot3(win[o:o + D], w, L0, L1, M)
         if offset:
             yhat += sc[3]
         out[i] = yhat
@@ -343,8 +358,9 @@ def fast_ons_chunk(xin: np.ndarray, yin: np.ndarray, w: np.ndarray, xt: np.ndarr
             steps = sc[2]
         else:
             steps += 1.0
-    # the delay line (including a failed step's sample) and the rotation state of the
-    # last completed step
+    # the lag products and the delay line (both including a failed step's sample) and the
+    # rotation state of the last completed step
+    _add_lag_products(win, lag, K, k, D)
     xt[:] = win[K - k:K - k + D]
     rho[:] = old[1:]
     sc[0] = s
