@@ -204,9 +204,9 @@ def _sketch_rows(M: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int,
 @njit(cache=True)
 def sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndarray:
     """``S^T K S`` for the CountSketch ``S`` (``n x sp``, one ``g[i] = +-1`` per row, in column
-    ``h[i]``), with the additions of NumPy's ``S.T @ K @ S`` on single-threaded OpenBLAS
-    with the Haswell kernels for an even ``sp`` (the caller checks these conditions; see
-    :func:`streamlearn.algorithms.kernel.forks_sketch.sketch_gram_exact`)."""
+    ``h[i]``), in ``O(n^2)``, with the additions of NumPy's ``S.T @ K @ S`` on
+    single-threaded OpenBLAS with the Haswell kernels for an even ``sp``: the same bits as
+    that product there, and those bits on every other CPU and BLAS (FORKS Eq. 3)."""
     n = K.shape[0]
     bid = gemm_k_block_ids(n)
     T = _sketch_rows(K, h, g, sp, bid)  # S^T K, sp x n

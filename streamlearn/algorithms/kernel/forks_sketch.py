@@ -16,8 +16,6 @@ Sketching and Decomposition* (FORKS), Sec. 2.2, 3.2, 3.3 and App. B.1.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from streamlearn.algorithms.linalg import pinv, svd, sym_eigh
@@ -29,59 +27,12 @@ from streamlearn.kernels.forks_budget import (
     sketch_gram,
 )
 
-__all__ = ["IncrementalSketch", "add_sketch_update", "feature_matrix", "sketch_gram_exact",
+__all__ = ["SCATTER_MIN_WORK", "IncrementalSketch", "add_sketch_update", "feature_matrix",
            "tisvd", "top_k_eigh"]
 
-SCATTER_MIN_WORK = 10**8  # s_p n^2 from which S_p^T K S_p is formed by scatter-adds
-_blas: list = []  # [numpy's OpenBLAS threadpoolctl controller or None], found on first use
-_self_check: list[bool] = []  # the one-off check of sketch_gram against BLAS, per process
-
-
-def _dense_sketch_gram(K: np.ndarray, h: np.ndarray, g: np.ndarray, sp: int) -> np.ndarray:
-    Sp = np.zeros((K.shape[0], sp))
-    Sp[np.arange(K.shape[0]), h] = g
-    return Sp.T @ K @ Sp
-
-
-def sketch_gram_exact(sp: int) -> bool:
-    """Whether :func:`~streamlearn.kernels.forks_budget.sketch_gram` gives ``S_p^T K S_p``
-    bit for bit as the dense BLAS product here: ``s_p`` even, NumPy's OpenBLAS with the
-    Haswell kernels running one thread (``streamlearn run`` and the benchmarks pin one
-    BLAS thread), and a one-off check against BLAS in this process on shapes with several
-    blocks. Otherwise the dense product is used (the results must not depend on it)."""
-    if sp % 2:
-        return False
-    if not _blas:
-        ctrl = None
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            numpy_libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
-            for lib in ThreadpoolController().lib_controllers:
-                # NumPy's own copy (SciPy ships another one)
-                if (lib.internal_api == "openblas"
-                        and Path(lib.filepath).parent == numpy_libs
-                        and str(lib.architecture).lower() == "haswell"):
-                    ctrl = lib
-        except Exception:  # pragma: no cover - threadpoolctl missing or failing
-            ctrl = None
-        _blas.append(ctrl)
-    ctrl = _blas[0]
-    if ctrl is None or ctrl.get_num_threads() != 1:
-        return False
-    if not _self_check:
-        # small s_p (a few ms: the first run's timing barely notices it), inner dimensions
-        # of one to five blocks incl. the halved ones, both even residues of s_p mod 4
-        rng = np.random.default_rng(12345)
-        big = rng.random((1050, 1050))
-        ok = True
-        for n, m in ((200, 6), (600, 10), (1050, 4)):
-            K = np.ascontiguousarray(big[:n, :n])
-            h = rng.integers(0, m, size=n)
-            g = rng.choice(np.array([-1.0, 1.0]), size=n)
-            ok = ok and np.array_equal(sketch_gram(K, h, g, m), _dense_sketch_gram(K, h, g, m))
-        _self_check.append(bool(ok))
-    return _self_check[0]
+#: ``s_p n^2`` from which ``S_p^T K S_p`` is formed by scatter-adds (below it the dense BLAS
+#: product takes a few ms at most)
+SCATTER_MIN_WORK = 10**8
 
 
 def top_k_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -205,11 +156,14 @@ class IncrementalSketch:
         self.Phi_pp = self._phi_pp_from(K0)
 
     def _phi_pp_from(self, K: np.ndarray) -> np.ndarray:
-        """``S_p^T K S_p``: the dense BLAS product, or the same bits by scatter-adds where
-        :func:`sketch_gram_exact` has established that they agree."""
+        """``S_p^T K S_p`` (Eq. 3). From ``SCATTER_MIN_WORK`` multiply-adds on, by
+        scatter-adds in one fixed order (:func:`~streamlearn.kernels.forks_budget.sketch_gram`,
+        ``O(n^2)``): the same bits on every CPU and BLAS, equal to NumPy's dense product on
+        single-threaded OpenBLAS with the Haswell kernels for an even ``s_p`` (tested);
+        the dense product, ``O(s_p n^2)``, was 35 of FORKS's 100 ms on 20,000 codrna rows
+        at B = 500 where another BLAS kernel (SkylakeX) ran it. Below, the dense product."""
         n = K.shape[0]
-        # below ~1e8 multiply-adds the dense product takes a few ms at most
-        if self.sp * n * n >= SCATTER_MIN_WORK and sketch_gram_exact(self.sp):
+        if self.sp * n * n >= SCATTER_MIN_WORK:
             return sketch_gram(K, self.h[:n], self.g[:n], self.sp)
         Sp = self.sketch_matrix(n)
         return Sp.T @ K @ Sp

@@ -21,7 +21,6 @@ from streamlearn.algorithms.kernel.forks_sketch import (
     SCATTER_MIN_WORK,
     IncrementalSketch,
     feature_matrix,
-    sketch_gram_exact,
     tisvd,
     top_k_eigh,
 )
@@ -41,6 +40,7 @@ from streamlearn.kernels.forks_budget import (
     ons_score,
     ons_step,
     ordered_dot,
+    sketch_gram,
     sketch_stage2_loop,
 )
 from streamlearn.params import Interval
@@ -102,14 +102,14 @@ class SketchedKernelLearner(KernelBinaryClassifier):
 
     def _warm_up_params(self, n: int) -> dict[str, Any]:
         """A budget of 8 (buffer 8 * buffer_factor) and an update every 16 rounds, so the
-        warm-up passes stage 1, the sketch set-up, stage 2 and update rounds; the one-off
-        check of the scatter-add sketch product runs here too, not in the timed run, and
-        so does the compilation of :func:`gauss_gram` when the run's buffer is too large to
-        keep stage 1's kernel rows (the warm-up's set-up completes the kept rows)."""
+        warm-up passes stage 1, the sketch set-up, stage 2 and update rounds; the
+        scatter-add sketch product of a large sketch is compiled here too, not in the timed
+        run, and so is :func:`gauss_gram` when the run's buffer is too large to keep stage
+        1's kernel rows (the warm-up's set-up completes the kept rows)."""
         sp = max(1, round(self.sp_ratio * int(self.budget)))
         nb = int(self.buffer_factor) * int(self.budget)
         if sp * nb * nb >= SCATTER_MIN_WORK:
-            sketch_gram_exact(sp)
+            sketch_gram(np.zeros((2, 2)), np.zeros(2, dtype=np.int64), np.ones(2), 1)
         if nb > KROWS_MAX:
             gauss_gram(np.zeros((2, 1)), 1.0)
         return {"budget": min(int(self.budget), 8), "rho": 16}
