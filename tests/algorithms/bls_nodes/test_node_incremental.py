@@ -74,3 +74,28 @@ def test_inverse_cholesky_factor_is_upper_triangular_and_inverts_r():
         F = learner.F
         assert np.array_equal(F, np.triu(F))
         assert np.abs(F @ F.T @ R - np.eye(A.shape[1])).max() < 1e-8
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("lam", [1e-3, 0.125])
+def test_generalized_inverse_pair_is_ridge_with_a_blockwise_regulariser(seed, lam):
+    """Exg-E (and so Orig.) after every update is the solve ``(AᵀA + Λ)⁻¹AᵀY`` with
+    ``Λ = blockdiag(λI, λI - D₁ᵀΛ₀D₁, λI - D₂ᵀΛ₁D₂, …)``, ``Λ_j`` the regulariser of the
+    columns before update ``j + 1`` and ``D = K⁻¹AᵀH`` its eq. (30): the block inverse of
+    ``F Fᵀ`` with ``F`` of eq. (31) gives ``K_new = [[K, AᵀH], [HᵀA, CᵀC + λI + DᵀKD]]``
+    and ``CᵀC + DᵀKD = HᵀH - DᵀΛD``. The added blocks' regulariser is negative in the
+    directions the old nodes predict (results/ridge_bls/README.md, Exg-E's fall)."""
+    k0, q = 80, 40
+    A, Y = problem(600, k0, q, 4, seed)
+    weights = grow_named("bls_exg_e", lam, A, Y, k0, q)
+    Lam = lam * np.eye(k0)
+    for j in range(1, len(weights)):
+        k = k0 + (j - 1) * q
+        Ak, H = A[:, :k], A[:, k:k + q]
+        D = np.linalg.solve(Ak.T @ Ak + Lam, Ak.T @ H)
+        Lam = np.block([[Lam, np.zeros((k, q))],
+                        [np.zeros((q, k)), lam * np.eye(q) - D.T @ Lam @ D]])
+        Aj = A[:, :k + q]
+        assert rel(weights[j], np.linalg.solve(Aj.T @ Aj + Lam, Aj.T @ Y)) < 1e-10, j
+    # the regulariser of the added blocks is indefinite: the pair is not a ridge solve
+    assert np.linalg.eigvalsh(Lam[k0:, k0:]).min() < 0.0
