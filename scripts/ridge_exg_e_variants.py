@@ -63,6 +63,22 @@ def _enh_generic(self, Z, sources, m, *, draw=None, orth=True, bias=True, absmax
     return ng._EnhancementGroup(sources, V, scale), T
 
 
+def _added_only(**switches):
+    """_new_enhancement with ``switches`` on the added groups; the initial group as now."""
+    def f(self, Z, sources, m):
+        if not self._blocks:
+            return _orig_new_enh(self, Z, sources, m)
+        return _enh_generic(self, Z, sources, m, **switches)
+    return f
+
+
+def _all_groups(**switches):
+    """_new_enhancement with ``switches`` on every group, the initial one included."""
+    def f(self, Z, sources, m):
+        return _enh_generic(self, Z, sources, m, **switches)
+    return f
+
+
 def patch(variant: str) -> None:
     G = ng.BLSNodeGenerator
     if variant == "current":
@@ -79,35 +95,20 @@ def patch(variant: str) -> None:
         return
     if variant == "no_orth_added":
         # added groups (updates) not orthonormalised; the initial group as now
-        def f(self, Z, sources, m):
-            if not self._blocks:
-                return _orig_new_enh(self, Z, sources, m)
-            return _enh_generic(self, Z, sources, m, orth=False)
-        G._new_enhancement = f
+        G._new_enhancement = _added_only(orth=False)
         return
     if variant == "no_orth_all":
-        def f(self, Z, sources, m):
-            return _enh_generic(self, Z, sources, m, orth=False)
-        G._new_enhancement = f
+        G._new_enhancement = _all_groups(orth=False)
         return
     if variant == "unif01_enh":
         # "standard uniform" U[0,1] enhancement weights (all groups), then orth
-        def f(self, Z, sources, m):
-            return _enh_generic(self, Z, sources, m,
-                                draw=lambda s, shp: s._rng.random(shp))
-        G._new_enhancement = f
+        G._new_enhancement = _all_groups(draw=lambda s, shp: s._rng.random(shp))
         return
     if variant == "absmax":
-        def f(self, Z, sources, m):
-            return _enh_generic(self, Z, sources, m, absmax=True)
-        G._new_enhancement = f
+        G._new_enhancement = _all_groups(absmax=True)
         return
     if variant == "no_bias_added":
-        def f(self, Z, sources, m):
-            if not self._blocks:
-                return _orig_new_enh(self, Z, sources, m)
-            return _enh_generic(self, Z, sources, m, bias=False)
-        G._new_enhancement = f
+        G._new_enhancement = _added_only(bias=False)
         return
     if variant == "init_scale_added":
         # every added group reuses the initial group's shrink factor s/max T_0
@@ -126,12 +127,8 @@ def patch(variant: str) -> None:
         return
     if variant.startswith("shrink_added_"):
         s_add = float(variant.split("_")[-1])
-        def f(self, Z, sources, m):
-            if not self._blocks:
-                return _orig_new_enh(self, Z, sources, m)
-            return _enh_generic(self, Z, sources, m,
-                                fixed_scale=lambda s, sc: sc * s_add / s.schedule.shrink)
-        G._new_enhancement = f
+        G._new_enhancement = _added_only(
+            fixed_scale=lambda s, sc: sc * s_add / s.schedule.shrink)
         return
     if variant == "swap_split" or variant.startswith(("shrink_all_", "split_")):
         return  # schedule change in main
