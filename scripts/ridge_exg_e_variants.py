@@ -5,7 +5,7 @@ Exg-E (eqs. 26, 30, 22, 32a, 32b, 31, 33) is run in Gram space, so that one pass
 data serves every lambda:  C^T C = H^T H - (A^T H)^T D - D^T (A^T H) + D^T (A^T A) D.
 D-Rdg = solve(A^T A + lam I, A^T Y) on the same Gram.
 
-Written for issue 26 (the cause of Exg-E's steeper fall after u3); its output for 19
+Written for issue 26 (the cause of Exg-E's steeper fall after u3); its output for 21
 variants is committed in results/ridge_bls/exg_e_variants/ (results.jsonl.xz, summary.txt).
 
 usage: python scripts/ridge_exg_e_variants.py VARIANT SEED [SEED ...]
@@ -37,6 +37,7 @@ LAMS = {"l3": 2.0**-20, "l4": 2.0**-16, "l5": 2.0**-13, "l6": 2.0**-10, "l7": 2.
         "l8": 2.0**-3}
 CFG = str(ROOT / "configs/ridge_bls/exg_e_seeds.yaml")
 BIAS = ng.BIAS
+LAM_C: float | None = None  # variant lamc_<x>: a fixed ridge 2^x in (32a) for every lambda
 
 # ----------------------------------------------------------------------------- variants
 _orig_new_enh = ng.BLSNodeGenerator._new_enhancement
@@ -130,6 +131,10 @@ def patch(variant: str) -> None:
         G._new_enhancement = _added_only(
             fixed_scale=lambda s, sc: sc * s_add / s.schedule.shrink)
         return
+    if variant.startswith("lamc_"):
+        global LAM_C
+        LAM_C = 2.0 ** float(variant.split("_")[1])
+        return
     if variant == "swap_split" or variant.startswith(("shrink_all_", "split_")):
         return  # schedule change in main
     if variant == "no_related":
@@ -201,7 +206,7 @@ def run(variant: str, seed: int, Xtr, ytr, Xte, yte, schedule) -> dict:
                 CtC = HtH - AtH.T @ D - D.T @ AtH + D.T @ (K[:k, :k] @ D)
                 CtC = 0.5 * (CtC + CtC.T)
                 M = CtC.copy()
-                M[np.diag_indices(q)] += lam
+                M[np.diag_indices(q)] += lam if LAM_C is None else LAM_C
                 Gf = ichol(M)
                 T = -(D @ Gf)
                 b = T.T @ AtY[:k] + Gf.T @ AtY[k:k1]
