@@ -80,6 +80,17 @@ def _all_groups(**switches):
     return f
 
 
+# variants that only switch _enh_generic: added groups only (the initial group as now) or
+# every group; "unif01_enh" draws "standard uniform" U[0, 1] weights, then orth
+SWITCHED = {
+    "no_orth_added": lambda: _added_only(orth=False),
+    "no_orth_all": lambda: _all_groups(orth=False),
+    "unif01_enh": lambda: _all_groups(draw=lambda s, shp: s._rng.random(shp)),
+    "absmax": lambda: _all_groups(absmax=True),
+    "no_bias_added": lambda: _added_only(bias=False),
+}
+
+
 def patch(variant: str) -> None:
     G = ng.BLSNodeGenerator
     if variant == "current":
@@ -94,22 +105,8 @@ def patch(variant: str) -> None:
             return np.linalg.qr(V.T)[0].T
         ng._orth = _orth
         return
-    if variant == "no_orth_added":
-        # added groups (updates) not orthonormalised; the initial group as now
-        G._new_enhancement = _added_only(orth=False)
-        return
-    if variant == "no_orth_all":
-        G._new_enhancement = _all_groups(orth=False)
-        return
-    if variant == "unif01_enh":
-        # "standard uniform" U[0,1] enhancement weights (all groups), then orth
-        G._new_enhancement = _all_groups(draw=lambda s, shp: s._rng.random(shp))
-        return
-    if variant == "absmax":
-        G._new_enhancement = _all_groups(absmax=True)
-        return
-    if variant == "no_bias_added":
-        G._new_enhancement = _added_only(bias=False)
+    if variant in SWITCHED:
+        G._new_enhancement = SWITCHED[variant]()
         return
     if variant == "init_scale_added":
         # every added group reuses the initial group's shrink factor s/max T_0
