@@ -16,7 +16,7 @@ Usage::
 
     python benchmarks/bench_bls.py [--quick] [--json PATH] [--learners a,b] [--classes 2,10]
     python benchmarks/bench_bls.py --ab-only [--ab-repeats 7] [--ab-n 400]
-    python benchmarks/bench_bls.py --floor   # online_bls_fast / (4m² flops at dgemm rate)
+    python benchmarks/bench_bls.py --floor   # stationary learners / (4m² flops at dgemm rate)
 
 Targets (one core, m = 1100, c = 10): ``online_bls_fast`` ≤ 0.3 ms per sample,
 ``online_bls`` ≤ 1.5 ms, ``online_bls_ada_fast`` ≤ 1.5 × ``online_bls_fast``. The machine
@@ -49,6 +49,7 @@ NAMES = (
     "online_bls",
     "online_bls_no_eous",
     "online_bls_fast",
+    "online_bls_blocked",
     "online_bls_gain",
     "online_bls_ada",
     "online_bls_ada_fast",
@@ -228,57 +229,91 @@ def _dgemm_rate(m: int, reps: int = 5) -> float:
     return 2.0 * m**3 / best
 
 
+#: the stationary learners timed against the floor (issue 25 item 2): the blocked form,
+#: judged, and the square-root sweep it improves on, in the same process
+FLOOR_LEARNERS = ("online_bls_blocked", "online_bls_fast")
+#: block sizes of online_bls_blocked timed once per --floor run (the default is chosen
+#: from these: streamlearn.algorithms.bls.online_bls_blocked.BLOCK)
+BLOCK_SWEEP = (64, 128, 192, 256)
+
+
+def _blocked_once(block: int, X: np.ndarray, y: np.ndarray, c: int, n_warm: int) -> float:
+    learner = registry.ALGORITHMS["online_bls_blocked"](seed=0, block=block, **AB_PARAMS)
+    learner.reset(D, c)
+    learner.predict_learn_many(X[:n_warm], y[:n_warm])
+    t0 = time.perf_counter()
+    learner.predict_learn_many(X[n_warm:], y[n_warm:])
+    return time.perf_counter() - t0
+
+
 def floor_ratio(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, object]:
-    """``online_bls_fast`` (chunked) per sample against its arithmetic floor: ``4m²`` flops
-    (the sweep's substitution and rotations) at the one-core dgemm rate, both measured in
-    this process, interleaved, with the load beside every repeat."""
+    """The stationary learners (chunked) per sample against the arithmetic floor: ``4m²``
+    flops (the sweep's substitution and rotations) at the one-core dgemm rate, all
+    measured in this process, interleaved, with the load beside every repeat; then
+    ``online_bls_blocked`` at each block size of :data:`BLOCK_SWEEP` (median of 3)."""
     X, y = _stream(n_warm + n, c, seed=300 + c)
-    _ab_once("online_bls_fast", X[: n_warm + 8], y[: n_warm + 8], c, n_warm)  # JIT
+    for name in FLOOR_LEARNERS:  # JIT
+        _ab_once(name, X[: n_warm + 8], y[: n_warm + 8], c, n_warm)
     probe = registry.ALGORITHMS["online_bls_fast"](seed=0, **AB_PARAMS)
     probe.reset(D, c)
     m = probe.features_.m
-    per, rates, loads = [], [], []
-    for _ in range(repeats):
+    per: dict[str, list[float]] = {name: [] for name in FLOOR_LEARNERS}
+    rates, loads = [], []
+    for r in range(repeats):
         loads.append(os.getloadavg()[0])
         rates.append(_dgemm_rate(m))
-        per.append(_ab_once("online_bls_fast", X, y, c, n_warm) / n)
+        for name in FLOOR_LEARNERS[:: 1 if r % 2 == 0 else -1]:
+            per[name].append(_ab_once(name, X, y, c, n_warm) / n)
     floor = np.array([4.0 * m * m / r for r in rates])
-    ratio = np.array(per) / floor
+    learners = {}
+    for name, times in per.items():
+        ratio = np.array(times) / floor
+        learners[name] = {
+            "us_per_sample": [t * 1e6 for t in times],
+            "gflops": [4.0 * m * m / t / 1e9 for t in times],
+            "floor_ratio": {"median": float(np.median(ratio)), "min": float(ratio.min()),
+                            "max": float(ratio.max()), "all": ratio.tolist()},
+        }
+    sweep = {}
+    for block in BLOCK_SWEEP:
+        sweep[str(block)] = float(np.median(
+            [_blocked_once(block, X, y, c, n_warm) / n * 1e6 for _ in range(3)]))
     kern = importlib.import_module("streamlearn.kernels.online_bls_loops")
+    blocked = importlib.import_module("streamlearn.algorithms.bls.online_bls_blocked")
+    judged = learners[FLOOR_LEARNERS[0]]
     return {
         "c": c,
         "m": m,
         "n": n,
         "repeats": repeats,
         "load_1min": loads,
-        "block": getattr(kern, "SWEEP_BLOCK", 4),  # before issue 25 item 2: 4, row by row
-        "rows": getattr(kern, "SWEEP_ROWS", 1),
-        "tile": getattr(kern, "SWEEP_TILE", m),
-        "us_per_sample": [t * 1e6 for t in per],
         "dgemm_gflops": [r / 1e9 for r in rates],
-        "sweep_gflops": [4.0 * m * m / t / 1e9 for t in per],
-        "floor_ratio": {
-            "median": float(np.median(ratio)),
-            "min": float(ratio.min()),
-            "max": float(ratio.max()),
-            "all": ratio.tolist(),
-        },
+        "learner": FLOOR_LEARNERS[0],
+        "block": blocked.BLOCK,
+        "qr_nb": blocked.QR_NB,
+        "block_sweep_us_per_sample": sweep,
+        "sweep": {"block": kern.SWEEP_BLOCK, "rows": kern.SWEEP_ROWS, "tile": kern.SWEEP_TILE},
+        "learners": learners,
+        # the judged learner's figures at the top level (limits_table.py reads these)
+        "us_per_sample": judged["us_per_sample"],
+        "floor_ratio": judged["floor_ratio"],
     }
 
 
 def print_floor(rec: dict[str, Any]) -> None:
-    f = rec["floor_ratio"]
     print(
-        f"\n# online_bls_fast (chunked, c = {rec['c']}, m = {rec['m']}, n = {rec['n']}; sweep "
-        f"block {rec['block']} samples, {rec['rows']} rows, tile {rec['tile']}) against 4m² "
-        f"flops at the one-core dgemm rate; load {' '.join(f'{v:.1f}' for v in rec['load_1min'])}"
+        f"\n# stationary learners (chunked, c = {rec['c']}, m = {rec['m']}, n = {rec['n']}) "
+        f"against 4m² flops at the one-core dgemm rate "
+        f"({np.median(rec['dgemm_gflops']):.1f} GFLOP/s); load "
+        f"{' '.join(f'{v:.1f}' for v in rec['load_1min'])}"
     )
-    print(
-        f"  µs/sample {np.median(rec['us_per_sample']):.1f}, "
-        f"sweep {np.median(rec['sweep_gflops']):.1f} GFLOP/s, "
-        f"dgemm {np.median(rec['dgemm_gflops']):.1f} GFLOP/s, floor ratio "
-        f"{f['median']:.2f} [{f['min']:.2f}-{f['max']:.2f}]"
-    )
+    for name, r in rec["learners"].items():
+        f = r["floor_ratio"]
+        print(f"  {name:20s} µs/sample {np.median(r['us_per_sample']):6.1f}, "
+              f"{np.median(r['gflops']):5.1f} GFLOP/s-equivalent, floor ratio "
+              f"{f['median']:.2f} [{f['min']:.2f}-{f['max']:.2f}]")
+    sweep = ", ".join(f"b = {b}: {v:.1f}" for b, v in rec["block_sweep_us_per_sample"].items())
+    print(f"  online_bls_blocked µs/sample by block (default {rec['block']}): {sweep}")
 
 
 def print_growth(rec: dict[str, object]) -> None:
@@ -334,8 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--floor",
         action="store_true",
-        help="only online_bls_fast against its arithmetic floor (4m² flops "
-        "at the dgemm rate) and the sweep's block size",
+        help="only the stationary learners (online_bls_blocked, online_bls_fast) against "
+        "the arithmetic floor (4m² flops at the dgemm rate), and the block sizes",
     )
     args = parser.parse_args(argv)
 
@@ -366,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
             args.json.write_text(json.dumps({"growth": rec}, indent=2))
         return 0
     if args.floor:
-        rec = floor_ratio(10, 100 if args.quick else 400, 2 if args.quick else 7)
+        rec = floor_ratio(10, 100 if args.quick else 960, 2 if args.quick else 7)
         print_floor(rec)
         if args.json:
             args.json.write_text(json.dumps({"floor": rec}, indent=2))

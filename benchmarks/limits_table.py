@@ -52,15 +52,20 @@ def rows(out: Path, results: Path) -> list[tuple[str, str, str, str, str, str, s
         table.append((what, BEFORE[key], "not run", target, "—", "—", src))
 
     fl = _load(out / "bls_floor.json")
-    what = "`online_bls_fast` per sample / floor (4m² flops at the one-core dgemm rate)"
+    what = ("stationary learner per sample / floor (4m² flops at the one-core dgemm rate): "
+            "`online_bls_blocked`, with `online_bls_fast` of the same run")
     if fl:
         f = fl["floor"]
         r = f["floor_ratio"]
         us = sorted(f["us_per_sample"])[len(f["us_per_sample"]) // 2]
-        now = (
-            f"{_rng(r['median'], r['min'], r['max'])} ({us:.0f} µs, m = {f['m']}, "
-            f"block {f['block']}, tile {f['tile']})"
-        )
+        now = (f"{_rng(r['median'], r['min'], r['max'])} ({us:.0f} µs, m = {f['m']}, "
+               f"block {f['block']}")
+        fast = f.get("learners", {}).get("online_bls_fast")
+        if fast:
+            rf = fast["floor_ratio"]
+            now += f"); `online_bls_fast` {_rng(rf['median'], rf['min'], rf['max'])}"
+        else:
+            now += ")"
         table.append(
             (
                 what,

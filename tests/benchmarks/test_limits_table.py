@@ -28,6 +28,8 @@ def _floor(median: float) -> dict:
             "load_1min": [1.0, 1.2],
             "us_per_sample": [200.0, 210.0, 220.0],
             "floor_ratio": {"median": median, "min": median - 0.1, "max": median + 0.1},
+            "learners": {"online_bls_fast": {"floor_ratio": {"median": 2.4, "min": 2.3,
+                                                             "max": 2.5}}},
         }
     }
 
@@ -39,8 +41,9 @@ def test_rows_judge_each_target_and_mark_missing_benchmarks(tmp_path: Path) -> N
         json.dumps({"load_1min": 1.5, "pnk_over_forks": {"50": 20.0, "500": 9.0}})
     )
     table = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}
-    floor = next(r for k, r in table.items() if k.startswith("`online_bls_fast`"))
+    floor = next(r for k, r in table.items() if k.startswith("stationary learner"))
     assert floor[2].startswith("1.80×") and floor[4] == "met" and floor[5] == "1.0–1.2"
+    assert "`online_bls_fast` 2.40×" in floor[2]
     pnk = table["PROS-N-KONS / FORKS per sample, every B"]
     assert pnk[4] == "MISSED"  # 9.0 at B = 500 misses ≥ 10 although B = 50 meets it
     ada = next(r for k, r in table.items() if k.startswith("`online_bls_ada_fast`"))
@@ -48,7 +51,7 @@ def test_rows_judge_each_target_and_mark_missing_benchmarks(tmp_path: Path) -> N
 
     (tmp_path / "bls_floor.json").write_text(json.dumps(_floor(2.3)))
     table = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}
-    floor = next(r for k, r in table.items() if k.startswith("`online_bls_fast`"))
+    floor = next(r for k, r in table.items() if k.startswith("stationary learner"))
     assert floor[4] == "MISSED"
 
 

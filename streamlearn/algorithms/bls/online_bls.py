@@ -19,7 +19,8 @@ name                              update of ``W`` per sample                 cos
 ================================  =========================================  ==============
 
 The O(m²) forms of Algorithm 2, ``online_bls_ada_gain`` and ``online_bls_ada_fast``, are in
-:mod:`.online_bls_ada`.
+:mod:`.online_bls_ada`; ``online_bls_blocked`` (Alg. 1's weights, the factor updated once per
+block of samples by a blocked Householder QR) in :mod:`.online_bls_blocked`.
 """
 
 from __future__ import annotations
