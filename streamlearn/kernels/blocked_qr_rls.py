@@ -185,7 +185,8 @@ def solve_ut_cols(U: np.ndarray, A: np.ndarray, k0: int, p: int, QT: np.ndarray,
 @njit(cache=True, fastmath={"contract"})
 def block_steps(QT: np.ndarray, c0: int, p: int, Z: np.ndarray, LT: np.ndarray,
                 E: np.ndarray, y: np.ndarray, pred: np.ndarray, g: np.ndarray,
-                G: np.ndarray, H: np.ndarray, yh: np.ndarray, Y: np.ndarray, learn: bool) -> int:
+                G: np.ndarray, H: np.ndarray, yh: np.ndarray, Y: np.ndarray, w: np.ndarray,
+                learn: bool) -> int:
     """Predict (and, with ``learn``, record) the block's samples ``c0 … c0+p−1`` in order.
 
     ``QT[:, j]`` holds ``q_j = U⁻ᵀa_j`` (:func:`solve_ut_cols`), ``Z`` ``(m, c)`` is
@@ -199,6 +200,14 @@ def block_steps(QT: np.ndarray, c0: int, p: int, Z: np.ndarray, LT: np.ndarray,
     and ``H`` ``(c, b)`` (``G``'s columns and ``h`` of the call's samples, computed first for
     all of them, each element summed in ascending ``k`` whatever ``p``) are scratch.
     Without ``learn`` only ``p = 1`` is meaningful (nothing is recorded).
+
+    Weighted rows (``w`` ``(b,)``; all ones: the plain ridge problem): sample ``i`` enters
+    the block as ``w_i a_i`` with target ``w_i e_{y_i}`` (the forgetting of Alg. 2 between
+    refreshes, ``online_bls_ada_blocked``), while each prediction is still ``a_jᵀW``. ``QT``
+    keeps the unweighted ``q``; so ``g_i = w_i q_iᵀq_j`` for ``i < j``, and the record is
+    ``LT[:j, j] = w_j l``, ``d² = 1 + w_j²(q_jᵀq_j − ‖l‖²)``, ``E_j = w_j(e_y − ŷ)/d``.
+    Multiplying by ``w = 1`` is exact: the unweighted results are those of the formulas
+    above, bit for bit.
     """
     m, c = Z.shape
     c1 = c0 + p
@@ -224,8 +233,9 @@ def block_steps(QT: np.ndarray, c0: int, p: int, Z: np.ndarray, LT: np.ndarray,
         k += 1
     for t in range(p):
         j = c0 + t
-        for i in range(j + 1):
-            g[i] = G[i, j]
+        for i in range(j):
+            g[i] = w[i] * G[i, j]
+        g[j] = G[j, j]
         for cc in range(c):
             yh[cc] = H[cc, j]
         # l = L⁻¹ g[:j] in place (LT row t is column t of L)
@@ -245,18 +255,19 @@ def block_steps(QT: np.ndarray, c0: int, p: int, Z: np.ndarray, LT: np.ndarray,
             return NONFINITE
         pred[t] = argmax_first(yh)
         if learn:
-            d2 = 1.0 + (g[j] - ss)
+            wj = w[j]
+            d2 = 1.0 + (wj * wj) * (g[j] - ss)
             d = math.sqrt(d2) if d2 > 1.0 else 1.0
             if not math.isfinite(d):
                 return NONFINITE
             for r in range(j):
-                LT[r, j] = g[r]
+                LT[r, j] = wj * g[r]
             LT[j, j] = d
             label = y[t]
             for cc in range(c):
                 e = 1.0 if cc == label else 0.0
                 Y[j, cc] = e
-                E[j, cc] = (e - yh[cc]) / d
+                E[j, cc] = (wj * (e - yh[cc])) / d
     return OK
 
 

@@ -12,7 +12,8 @@ import pytest
 from streamlearn import components
 
 GROWS = ["online_bls", "online_bls_gain", "online_bls_fast", "online_bls_ada",
-         "online_bls_no_eous", "online_bls_ada_fast", "online_bls_blocked", "rls"]
+         "online_bls_no_eous", "online_bls_ada_fast", "online_bls_blocked",
+         "online_bls_ada_blocked", "rls"]
 #: their updates multiply by W through BLAS (a @ W, Kinv @ V), whose rounding of a
 #: column depends on the number of columns: a grown learner would not be bit-identical
 #: to one given every class, so they refuse (give them the classes up front)
@@ -21,7 +22,8 @@ REFUSES = ["ibls", "ribls", "bls_cil"]
 #: refresh (ada) or block (blocked: LAPACK dtpmqrt on [Z; Y]), by BLAS calls whose rounding
 #: of a column depends on the number of columns: the grown learner is within a stated
 #: bound of the full one (same predictions here)
-WITHIN_ROUNDING = {"online_bls_ada_fast": 1e-12, "online_bls_blocked": 1e-12}
+WITHIN_ROUNDING = {"online_bls_ada_fast": 1e-12, "online_bls_blocked": 1e-12,
+                   "online_bls_ada_blocked": 1e-12}
 
 
 def _stream(n: int = 240, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +69,7 @@ def test_grown_learner_equals_one_reset_with_every_class(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["online_bls_fast", "online_bls_ada_fast", "online_bls_blocked",
-                                  "rls"])
+                                  "online_bls_ada_blocked", "rls"])
 def test_scores_argmax_is_the_prediction(name: str) -> None:
     cls = components.get_algorithm(name)
     X, y = _stream()

@@ -46,13 +46,33 @@ def test_rows_judge_each_target_and_mark_missing_benchmarks(tmp_path: Path) -> N
     assert "`online_bls_fast` 2.40×" in floor[2]
     pnk = table["PROS-N-KONS / FORKS per sample, every B"]
     assert pnk[4] == "MISSED"  # 9.0 at B = 500 misses ≥ 10 although B = 50 meets it
-    ada = next(r for k, r in table.items() if k.startswith("`online_bls_ada_fast`"))
+    ada = next(r for k, r in table.items() if k.startswith("drift learner"))
     assert ada[2] == "not run" and ada[4] == "—"
 
     (tmp_path / "bls_floor.json").write_text(json.dumps(_floor(2.3)))
     table = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}
     floor = next(r for k, r in table.items() if k.startswith("stationary learner"))
     assert floor[4] == "MISSED"
+
+
+def _ratio(median: float) -> dict:
+    return {"median": median, "min": median - 0.05, "max": median + 0.05}
+
+
+def test_drift_row_judges_against_both_stationary_learners(tmp_path: Path) -> None:
+    mod = _module()
+    rec = {"c": 10, "load_1min": [0.5], "ratio_online_bls_ada_fast": _ratio(1.8),
+           "ratio_online_bls_ada_blocked": _ratio(1.25),
+           "ratio_online_bls_ada_blocked_over_online_bls_blocked": _ratio(1.65)}
+    (tmp_path / "bls.json").write_text(json.dumps({"drift_ratios": [rec]}))
+    table = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}
+    ada = next(r for k, r in table.items() if k.startswith("drift learner"))
+    assert ada[4] == "met over `online_bls_fast`; MISSED over `online_bls_blocked`"
+    assert "1.25× [1.20–1.30] over fast, 1.65× [1.60–1.70] over blocked" in ada[2]
+    rec["ratio_online_bls_ada_blocked_over_online_bls_blocked"] = _ratio(1.4)
+    (tmp_path / "bls.json").write_text(json.dumps({"drift_ratios": [rec]}))
+    table = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}
+    assert next(r for k, r in table.items() if k.startswith("drift learner"))[4] == "met"
 
 
 def test_main_writes_limits_md(tmp_path: Path) -> None:

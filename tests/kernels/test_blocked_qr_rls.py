@@ -75,13 +75,14 @@ def test_solve_ut_cols_reports_a_bad_factor():
         assert kern.solve_ut_cols(huge, A, 0, 1, QT, 0) == CholeskyStatus.NONFINITE
 
 
-def _block_run(U, Z, A, y, split):
+def _block_run(U, Z, A, y, split, w=None):
     """Run the block's samples through the two kernels in calls of the given sizes."""
     m, c = Z.shape
     b = A.shape[0]
     QT, LT, E = np.zeros((m, b)), np.zeros((b, b)), np.zeros((b, c))
     G, H, Y = np.zeros((b, b)), np.zeros((c, b)), np.zeros((b, c), order="F")
     g, yh = np.zeros(b), np.zeros(c)
+    w = np.ones(b) if w is None else w
     pred = np.zeros(b, dtype=np.int64)
     scores = np.zeros((b, c))
     j = 0
@@ -89,31 +90,32 @@ def _block_run(U, Z, A, y, split):
         assert kern.solve_ut_cols(U, A[j:j + p], 0, p, QT, j) == CholeskyStatus.OK
         for t in range(p):  # the scores of each sample (learn=False does not record)
             assert kern.block_steps(QT, j + t, 1, Z, LT, E, y[j + t:], pred[j + t:], g, G, H,
-                                    yh, Y, False) == CholeskyStatus.OK
+                                    yh, Y, w, False) == CholeskyStatus.OK
             scores[j + t] = yh
             if t < p - 1:  # the next sample needs this one recorded
                 assert kern.block_steps(QT, j + t, 1, Z, LT, E, y[j + t:], pred[j + t:], g,
-                                        G, H, yh, Y, True) == CholeskyStatus.OK
+                                        G, H, yh, Y, w, True) == CholeskyStatus.OK
         if p > 1:  # the call as the learner makes it, over again from the call's start
             LT2, E2, Y2 = LT.copy(), E.copy(), Y.copy()
             LT[:, j:], E[j:], Y[j:] = 0.0, 0.0, 0.0
             pred2 = np.zeros(p, dtype=np.int64)
             assert kern.block_steps(QT, j, p, Z, LT, E, y[j:j + p], pred2, g, G, H, yh, Y,
-                                    True) == CholeskyStatus.OK
+                                    w, True) == CholeskyStatus.OK
             assert_array_equal(pred2, pred[j:j + p])
             assert_array_equal(LT[:, j:j + p - 1], LT2[:, j:j + p - 1])
             assert_array_equal(E[j:j + p - 1], E2[j:j + p - 1])
             assert_array_equal(Y[j:j + p - 1], Y2[j:j + p - 1])
         else:
             assert kern.block_steps(QT, j, 1, Z, LT, E, y[j:], pred[j:], g, G, H, yh, Y,
-                                    True) == CholeskyStatus.OK
+                                    w, True) == CholeskyStatus.OK
         j += p
     return scores, pred, LT, E, Y
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
 @pytest.mark.parametrize("lam", [1e-2, 1e-8], ids=["lam1e-2", "lam1e-8"])
-def test_block_steps_scores_match_direct_solves_on_every_prefix(seed, lam):
+def test_block_steps_scores_match_direct_solves_on_every_prefix(seed, lam, weighted):
     """In-block predictions (Woodbury in the block's space) against direct solves of the
     prefix's normal equations. Bound (stated): ≤ 50·u·κ(K_j) relative to the largest score
     (a normal-equations solve); measured ≤ 1.9, κ up to 1e10 at λ = 1e-8."""
@@ -122,20 +124,22 @@ def test_block_steps_scores_match_direct_solves_on_every_prefix(seed, lam):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((b, m))
     y = rng.integers(0, c, b).astype(np.int64)
-    scores, _, LT, E, Y = _block_run(U, Z, A, y, [b])
-    expect = ref.block_scores(U, Z, A, y)
+    # the forgetting weights of a block of online_bls_ada_blocked at μ = 0.9
+    w = 0.9 ** (-0.5 * np.arange(1, b + 1)) if weighted else np.ones(b)
+    scores, _, LT, E, Y = _block_run(U, Z, A, y, [b], w)
+    expect = ref.block_scores(U, Z, A, y, w)
     K = U.T @ U
     for j in range(b):
         kappa = np.linalg.cond(K)
         err = np.abs(scores[j] - expect[j]).max() / np.abs(expect[j]).max()
         assert err <= 50 * U_ROUND * kappa, (j, err, kappa)
-        K = K + np.outer(A[j], A[j])
+        K = K + w[j] ** 2 * np.outer(A[j], A[j])
     assert_array_equal(Y, np.eye(c)[y])
-    # LLᵀ = I + QᵀQ and E = L⁻¹(Y − H) (H = Zᵀq: the scores with the block's start state)
-    Q = ref.solve_ut_cols(U, A)
+    # LLᵀ = I + Q̃ᵀQ̃ and E = L⁻¹(Ỹ − Q̃ᵀZ) with the weighted q̃_i = w_i q_i, ỹ_i = w_i e_{y_i}
+    Q = ref.solve_ut_cols(U, A) * w
     L = np.tril(LT.T)
     assert_allclose(L @ L.T, np.eye(b) + Q.T @ Q, rtol=1e-9, atol=1e-9 * np.abs(Q.T @ Q).max())
-    R = Y - Q.T @ Z
+    R = w[:, None] * Y - Q.T @ Z
     assert_allclose(L @ E, R, rtol=1e-6, atol=1e-6 * np.abs(R).max())
 
 
@@ -143,13 +147,15 @@ def test_block_steps_scores_match_direct_solves_on_every_prefix(seed, lam):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("split", [[1] * 9, [9], [4, 5], [2, 3, 4]],
                          ids=["ones", "one-call", "4+5", "2+3+4"])
-def test_block_steps_are_bit_identical_whatever_the_calls(seed, split):
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_block_steps_are_bit_identical_whatever_the_calls(seed, split, weighted):
     U, Z = _factor(seed, 19)
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((9, 19))
     y = rng.integers(0, 3, 9).astype(np.int64)
-    base = _block_run(U, Z, A, y, [1] * 9)
-    other = _block_run(U, Z, A, y, split)
+    w = 0.9 ** (-0.5 * np.arange(1, 10)) if weighted else None
+    base = _block_run(U, Z, A, y, [1] * 9, w)
+    other = _block_run(U, Z, A, y, split, w)
     for x, z in zip(base, other, strict=True):
         assert_array_equal(x, z)
 
@@ -160,7 +166,7 @@ def test_block_steps_reports_non_finite_scores():
     QT = np.ones((5, 2))
     args = (np.zeros((2, 2)), np.zeros((2, 3)), np.zeros(2, dtype=np.int64),
             np.zeros(2, dtype=np.int64), np.zeros(2), np.zeros((2, 2)), np.zeros((3, 2)),
-            np.zeros(3), np.zeros((2, 3), order="F"), True)
+            np.zeros(3), np.zeros((2, 3), order="F"), np.ones(2), True)
     assert kern.block_steps(QT, 0, 1, Z, *args) == CholeskyStatus.NONFINITE
 
 

@@ -109,6 +109,7 @@ class OnlineBLSBlocked(_ChunkedBLS):
         self._LT = np.zeros((b, b))
         self._E = np.zeros((b, c))
         self._g = np.empty(b)
+        self._w = np.ones(b)  # unweighted rows (see block_steps)
         self._G = np.empty((b, b))
         self._H = np.empty((c, b))
         self._yh = np.empty(c)
@@ -148,7 +149,7 @@ class OnlineBLSBlocked(_ChunkedBLS):
         self._q_of = a  # learn_one(x, y) after predict_one(x) reuses q_j (same bits)
         _raise_status(self, block_steps(self._QT, j, 1, self.Z_, self._LT, self._E,
                                         self._pred1, self._pred1, self._g, self._G, self._H,
-                                        self._yh, self._Y, False))
+                                        self._yh, self._Y, self._w, False))
         return self._yh
 
     def _learn_a(self, a: np.ndarray, y: int) -> None:
@@ -182,7 +183,7 @@ class OnlineBLSBlocked(_ChunkedBLS):
                     return status
             status = block_steps(self._QT, c0, p, self.Z_, self._LT, self._E, y[k0:k0 + p],
                                  pred[k0:k0 + p], self._g, self._G, self._H, self._yh,
-                                 self._Y, True)
+                                 self._Y, self._w, True)
             if status != CholeskyStatus.OK:
                 return status
             self._B[c0:c0 + p] = A[k0:k0 + p]
