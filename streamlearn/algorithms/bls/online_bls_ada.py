@@ -235,13 +235,7 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         if self.regulariser == "cyclic":
             super()._reset_state(m, c)
             return
-        self._beta = math.sqrt(self.mu)
-        self.n_refreshes_ = 0
-        self.n_chol_retries_ = 0
-        self.since_refresh_ = 0
-        self.U_ = np.sqrt(self.lam) * np.eye(m)
-        self.Z_ = np.zeros((m, c))
-        self._P = np.zeros((m, m))  # P up to the rows kept in _rows (upper triangle)
+        init_refresh_state(self, m, c)  # P: up to the rows kept in _rows
         self._rows = np.empty((min(int(self.refresh_every), self.ROWS), m))
         self._n_rows = 0
         # scratch of the blocked sweep (SWEEP_BLOCK samples per pass over U)
@@ -334,14 +328,7 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
         U, retries = cholesky_upper(self._P, float(self.lam), type(self).__name__, out=U)
         self.n_chol_retries_ += retries
         self.n_refreshes_ += 1
-        # Z = U W^(k) = U W^(k-1) + (U⁻ᵀa) rᵀ (dtrmm in place on W)
-        W = dtrmm(1.0, U.T, W, side=0, lower=1, trans_a=1, diag=0, overwrite_b=1)
-        g = self._v
-        g[:] = a
-        status = solve_ut(U, g)
-        np.copyto(Z, W)
-        Z += np.outer(g, r)
-        return pred, status
+        return pred, refreshed_z(U, W, a, r, self._v, Z)
 
     def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
         if self.regulariser == "cyclic":
@@ -366,6 +353,32 @@ class OnlineBLSAdaFast(OnlineBLSAdaGain):
                 self.since_refresh_ = 0
                 s += 1
         return CholeskyStatus.OK
+
+
+def init_refresh_state(learner: Any, m: int, c: int) -> None:
+    """The square-root state of Alg. 2 with exact refreshes before the first sample:
+    ``U = √λ I``, ``Z = 0``, ``P = 0`` (upper triangle of ``_P``), no refresh yet."""
+    learner._beta = math.sqrt(learner.mu)
+    learner.n_refreshes_ = 0
+    learner.n_chol_retries_ = 0
+    learner.since_refresh_ = 0
+    learner.U_ = np.sqrt(learner.lam) * np.eye(m)
+    learner.Z_ = np.zeros((m, c))
+    learner._P = np.zeros((m, m))
+
+
+def refreshed_z(U: np.ndarray, W: np.ndarray, a: np.ndarray, r: np.ndarray, g: np.ndarray,
+                Z: np.ndarray) -> int:
+    """The weights in square-root form after a refresh (Alg. 2 line 7 with ``K = UᵀU``
+    fresh): ``Z ← U W^(k-1) + (U⁻ᵀa) rᵀ``, ``r = y − ŷ``, so that ``UᵀZ = K W^(k)``.
+    ``W`` (F-ordered) is overwritten (``dtrmm``), ``g`` is scratch; returns the forward
+    substitution's :class:`CholeskyStatus`."""
+    W = dtrmm(1.0, U.T, W, side=0, lower=1, trans_a=1, diag=0, overwrite_b=1)
+    g[:] = a
+    status = solve_ut(U, g)
+    np.copyto(Z, W)
+    Z += np.outer(g, r)
+    return status
 
 
 def _add_rows(P: np.ndarray, B: np.ndarray, beta: float) -> None:

@@ -8,22 +8,24 @@ Beyond the paper (issue 25): the recursion of ``online_bls_ada_fast`` (C. Lei et
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.linalg.blas import dtrmm, dtrsm
+from scipy.linalg.blas import dtrsm
 
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
-from streamlearn.algorithms.bls.online_bls import _ChunkedBLS, _raise_status
-from streamlearn.algorithms.bls.online_bls_ada import _add_rows
+from streamlearn.algorithms.bls.online_bls_ada import (
+    _add_rows,
+    init_refresh_state,
+    refreshed_z,
+)
+from streamlearn.algorithms.bls.online_bls_blocked import BlockBLS
 from streamlearn.algorithms.linalg import cholesky_upper
 from streamlearn.errors import UserError
-from streamlearn.kernels.blocked_qr_rls import block_steps, solve_ut_cols
 from streamlearn.kernels.broad_features import argmax_first
-from streamlearn.kernels.cholesky_update import CholeskyStatus, solve_ut
+from streamlearn.kernels.cholesky_update import CholeskyStatus
 from streamlearn.params import Constraint, Interval
 from streamlearn.registry import register_algorithm
 
@@ -33,7 +35,7 @@ MAX_WEIGHT2 = 1e8
 
 
 @register_algorithm("online_bls_ada_blocked")
-class OnlineBLSAdaBlocked(_ChunkedBLS):
+class OnlineBLSAdaBlocked(BlockBLS):
     """Online-BLS (Ada.), Alg. 2 with the exact refactorisation every ``refresh_every``
     samples: ``online_bls_ada_fast``'s recursion, the samples between refreshes as one block.
 
@@ -107,39 +109,13 @@ class OnlineBLSAdaBlocked(_ChunkedBLS):
 
     def _reset_state(self, m: int, c: int) -> None:
         T = int(self.refresh_every)
-        self._beta = math.sqrt(self.mu)
-        self.n_refreshes_ = 0
-        self.n_chol_retries_ = 0
-        self.since_refresh_ = 0
-        self.U_ = np.sqrt(self.lam) * np.eye(m)
-        self.Z_ = np.zeros((m, c))
-        self._P = np.zeros((m, m))
-        self._QT = np.zeros((m, T))
-        self._B = np.zeros((T, m))
-        self._LT = np.zeros((T, T))
-        self._E = np.zeros((T, c))
-        self._G = np.empty((T, T))
-        self._H = np.empty((c, T))
-        self._Y = np.zeros((T, c), order="F")
-        self._g = np.empty(T)
-        self._w = self.mu ** (-0.5 * np.arange(1, T + 1, dtype=np.float64))
-        self._yh = np.empty(c)
-        self._pred1 = np.empty(1, dtype=np.int64)
+        init_refresh_state(self, m, c)
         self._v = np.empty(m)
-        self._q_of: np.ndarray | None = None
+        # slot j's row weight μ^-(j+1)/2 (see the class docstring)
+        self._reset_block(m, c, T, self.mu ** (-0.5 * np.arange(1, T + 1, dtype=np.float64)))
 
-    def _grow_state(self, c: int) -> None:
-        # the new class's target column is zero: its Z, E columns stay zero
-        def grow(a: np.ndarray, order: str) -> np.ndarray:
-            out = np.zeros((a.shape[0], c), order=order)
-            out[:, : a.shape[1]] = a
-            return out
-
-        self.Z_ = grow(self.Z_, "C")
-        self._E = grow(self._E, "C")
-        self._Y = grow(self._Y, "F")
-        self._H = np.empty((c, self._H.shape[1]))
-        self._yh = np.empty(c)
+    def _slot(self) -> int:
+        return self.since_refresh_
 
     # ---- derived state ---------------------------------------------------------------
     def _block_weights(self) -> np.ndarray:
@@ -168,34 +144,10 @@ class OnlineBLSAdaBlocked(_ChunkedBLS):
         return P
 
     # ---- steps -----------------------------------------------------------------------
-    def _scores_a(self, a: np.ndarray) -> np.ndarray:
-        j = self.since_refresh_
-        _raise_status(self, solve_ut_cols(self.U_, a.reshape(1, -1), 0, 1, self._QT, j))
-        self._q_of = a  # learn_one(x, y) after predict_one(x) reuses q_j (same bits)
-        _raise_status(self, block_steps(self._QT, j, 1, self.Z_, self._LT, self._E,
-                                        self._pred1, self._pred1, self._g, self._G, self._H,
-                                        self._yh, self._Y, self._w, False))
-        return self._yh
-
-    def _learn_a(self, a: np.ndarray, y: int) -> None:
-        solved, self._q_of = self._q_of is a, None
-        _raise_status(self, self._steps(a.reshape(1, -1), np.array([y], dtype=np.int64),
-                                        self._pred1, solved))
-
-    def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
-        self._q_of = None
-        return self._steps(A, y, pred, False)
-
     def _refresh_step(self, a: np.ndarray, label: int, solved: bool) -> tuple[int, int]:
         """Alg. 2 as written on one sample (``K = Chol(P + λI)``), ending the block."""
         n = self.since_refresh_
-        if not solved:
-            status = solve_ut_cols(self.U_, a.reshape(1, -1), 0, 1, self._QT, n)
-            if status != CholeskyStatus.OK:
-                return 0, status
-        status = block_steps(self._QT, n, 1, self.Z_, self._LT, self._E, self._pred1,
-                             self._pred1, self._g, self._G, self._H, self._yh, self._Y,
-                             self._w, False)
+        status = self._predict_slot(a, solved)
         if status != CholeskyStatus.OK:
             return 0, status
         pred = int(argmax_first(self._yh))
@@ -210,13 +162,7 @@ class OnlineBLSAdaBlocked(_ChunkedBLS):
                                     out=self.U_)
         self.n_chol_retries_ += retries
         self.n_refreshes_ += 1
-        # Z = U W^(k) = U W^(k-1) + (U⁻ᵀa) rᵀ (dtrmm in place on W)
-        W = dtrmm(1.0, U.T, W, side=0, lower=1, trans_a=1, diag=0, overwrite_b=1)
-        g = self._v
-        g[:] = a
-        status = solve_ut(U, g)
-        np.copyto(self.Z_, W)
-        self.Z_ += np.outer(g, r)
+        status = refreshed_z(U, W, a, r, self._v, self.Z_)
         self.since_refresh_ = 0
         return pred, status
 
@@ -225,20 +171,12 @@ class OnlineBLSAdaBlocked(_ChunkedBLS):
         # the one row is already in its slot of _QT (computed by _scores_a)
         n, T, k0 = A.shape[0], int(self.refresh_every), 0
         while k0 < n:
-            c0 = self.since_refresh_
-            p = min(T - 1 - c0, n - k0)
+            p = min(T - 1 - self.since_refresh_, n - k0)
             if p > 0:
-                if not solved:
-                    status = solve_ut_cols(self.U_, A, k0, p, self._QT, c0)
-                    if status != CholeskyStatus.OK:
-                        return status
-                status = block_steps(self._QT, c0, p, self.Z_, self._LT, self._E,
-                                     y[k0:k0 + p], pred[k0:k0 + p], self._g, self._G, self._H,
-                                     self._yh, self._Y, self._w, True)
+                status = self._learn_rows(A, y, pred, k0, p, solved)
                 if status != CholeskyStatus.OK:
                     return status
-                self._B[c0:c0 + p] = A[k0:k0 + p]
-                self.since_refresh_ = c0 + p
+                self.since_refresh_ += p
                 k0 += p
             if k0 < n and self.since_refresh_ == T - 1:
                 pred[k0], status = self._refresh_step(A[k0], int(y[k0]), solved)

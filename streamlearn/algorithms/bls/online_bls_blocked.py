@@ -48,8 +48,94 @@ def fold_rows(U: np.ndarray, Z: np.ndarray, B: np.ndarray, Y: np.ndarray,
     return U, Z
 
 
+class BlockBLS(_ChunkedBLS):
+    """Shared state and steps of the learners that predict the samples of a block by the
+    Woodbury kernel of :mod:`streamlearn.kernels.blocked_qr_rls` (``online_bls_blocked``,
+    ``online_bls_ada_blocked``): a block's buffers, its one-sample prediction (``predict_one``
+    computes ``q_j``, a ``learn_one`` of the same ``x`` reuses it: the same bits), and the
+    learned steps of a run of the block's samples. Subclasses keep ``U_``, ``Z_`` and set the
+    slot of the next sample (:meth:`_slot`) and the chunk loop (:meth:`_steps`)."""
+
+    def _slot(self) -> int:
+        raise NotImplementedError
+
+    def _steps(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray, solved: bool) -> int:
+        raise NotImplementedError
+
+    def _reset_block(self, m: int, c: int, b: int, w: np.ndarray) -> None:
+        """Buffers of a block of ``b`` samples (row weights ``w``, see ``block_steps``)."""
+        self._QT = np.zeros((m, b))
+        self._B = np.zeros((b, m), order="F")
+        self._Y = np.zeros((b, c), order="F")
+        self._LT = np.zeros((b, b))
+        self._E = np.zeros((b, c))
+        self._G = np.empty((b, b))
+        self._H = np.empty((c, b))
+        self._g = np.empty(b)
+        self._w = w
+        self._yh = np.empty(c)
+        self._pred1 = np.empty(1, dtype=np.int64)
+        self._q_of: np.ndarray | None = None
+
+    def _grow_state(self, c: int) -> None:
+        # the new class's target column is zero: its Z, Y and E columns stay zero
+        def grow(a: np.ndarray) -> np.ndarray:
+            order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+            out = np.zeros((a.shape[0], c), order=order)
+            out[:, : a.shape[1]] = a
+            return out
+
+        self.Z_ = grow(self.Z_)
+        self._Y = np.asfortranarray(grow(self._Y))
+        self._E = grow(self._E)
+        self._H = np.empty((c, self._H.shape[1]))
+        self._yh = np.empty(c)
+
+    def _predict_slot(self, a: np.ndarray, solved: bool) -> int:
+        """Scores of ``a`` as the block's next sample into ``_yh`` (nothing recorded);
+        ``solved``: its ``q`` is in its slot already. Returns a :class:`CholeskyStatus`."""
+        j = self._slot()
+        if not solved:
+            status = solve_ut_cols(self.U_, a.reshape(1, -1), 0, 1, self._QT, j)
+            if status != CholeskyStatus.OK:
+                return status
+        return block_steps(self._QT, j, 1, self.Z_, self._LT, self._E, self._pred1,
+                           self._pred1, self._g, self._G, self._H, self._yh, self._Y,
+                           self._w, False)
+
+    def _scores_a(self, a: np.ndarray) -> np.ndarray:
+        _raise_status(self, self._predict_slot(a, False))
+        self._q_of = a  # learn_one(x, y) after predict_one(x) reuses q_j (same bits)
+        return self._yh
+
+    def _learn_a(self, a: np.ndarray, y: int) -> None:
+        solved, self._q_of = self._q_of is a, None
+        _raise_status(self, self._steps(a.reshape(1, -1), np.array([y], dtype=np.int64),
+                                        self._pred1, solved))
+
+    def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
+        self._q_of = None
+        return self._steps(A, y, pred, False)
+
+    def _learn_rows(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray, k0: int, p: int,
+                    solved: bool) -> int:
+        """Predict and record the rows ``k0 … k0+p−1`` of ``A`` as the block's next ``p``
+        samples (one call of each kernel; ``solved``: the one row's ``q`` is in place)."""
+        c0 = self._slot()
+        if not solved:
+            status = solve_ut_cols(self.U_, A, k0, p, self._QT, c0)
+            if status != CholeskyStatus.OK:
+                return status
+        status = block_steps(self._QT, c0, p, self.Z_, self._LT, self._E, y[k0:k0 + p],
+                             pred[k0:k0 + p], self._g, self._G, self._H, self._yh, self._Y,
+                             self._w, True)
+        if status == CholeskyStatus.OK:
+            self._B[c0:c0 + p] = A[k0:k0 + p]
+        return status
+
+
 @register_algorithm("online_bls_blocked")
-class OnlineBLSBlocked(_ChunkedBLS):
+class OnlineBLSBlocked(BlockBLS):
     """Online-BLS ridge weights (Alg. 1, eqs. 5–6), factor updated once per block of samples.
 
     Beyond the paper. State as ``online_bls_fast``: ``U`` upper with ``UᵀU = K₀ = λI +
@@ -103,31 +189,10 @@ class OnlineBLSBlocked(_ChunkedBLS):
         self.U_ = np.asfortranarray(np.sqrt(self.lam) * np.eye(m))
         self.Z_ = np.zeros((m, c), order="F")
         self.n_pending_ = 0
-        self._QT = np.zeros((m, b))
-        self._B = np.zeros((b, m), order="F")
-        self._Y = np.zeros((b, c), order="F")
-        self._LT = np.zeros((b, b))
-        self._E = np.zeros((b, c))
-        self._g = np.empty(b)
-        self._w = np.ones(b)  # unweighted rows (see block_steps)
-        self._G = np.empty((b, b))
-        self._H = np.empty((c, b))
-        self._yh = np.empty(c)
-        self._pred1 = np.empty(1, dtype=np.int64)
-        self._q_of: np.ndarray | None = None
+        self._reset_block(m, c, b, np.ones(b))  # unweighted rows
 
-    def _grow_state(self, c: int) -> None:
-        # the new class's target column is zero: its Z, Y and E columns stay zero
-        def grow(a: np.ndarray, order: str) -> np.ndarray:
-            out = np.zeros((a.shape[0], c), order=order)
-            out[:, : a.shape[1]] = a
-            return out
-
-        self.Z_ = grow(self.Z_, "F")
-        self._Y = grow(self._Y, "F")
-        self._E = grow(self._E, "C")
-        self._H = np.empty((c, self._H.shape[1]))
-        self._yh = np.empty(c)
+    def _slot(self) -> int:
+        return self.n_pending_
 
     @property  # type: ignore[override]
     def W_(self) -> np.ndarray:
@@ -143,20 +208,6 @@ class OnlineBLSBlocked(_ChunkedBLS):
         if np.any(value):
             raise AttributeError("OnlineBLSBlocked.W_ is derived (K⁻¹S) and cannot be set")
 
-    def _scores_a(self, a: np.ndarray) -> np.ndarray:
-        j = self.n_pending_
-        _raise_status(self, solve_ut_cols(self.U_, a.reshape(1, -1), 0, 1, self._QT, j))
-        self._q_of = a  # learn_one(x, y) after predict_one(x) reuses q_j (same bits)
-        _raise_status(self, block_steps(self._QT, j, 1, self.Z_, self._LT, self._E,
-                                        self._pred1, self._pred1, self._g, self._G, self._H,
-                                        self._yh, self._Y, self._w, False))
-        return self._yh
-
-    def _learn_a(self, a: np.ndarray, y: int) -> None:
-        solved, self._q_of = self._q_of is a, None
-        _raise_status(self, self._steps(a.reshape(1, -1), np.array([y], dtype=np.int64),
-                                        self._pred1, solved))
-
     def _fold(self) -> None:
         n = self.n_pending_
         B = self._B if n == self._B.shape[0] else np.array(self._B[:n], order="F")
@@ -166,28 +217,15 @@ class OnlineBLSBlocked(_ChunkedBLS):
             _raise_status(self, CholeskyStatus.NONFINITE)
         self.n_pending_ = 0
 
-    def _run(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray) -> int:
-        self._q_of = None
-        return self._steps(A, y, pred, False)
-
     def _steps(self, A: np.ndarray, y: np.ndarray, pred: np.ndarray, solved: bool) -> int:
-        # the rows of A in calls that end at block boundaries; ``solved``: q of the one row
-        # is already in its slot of _QT (computed by _scores_a with this state)
+        # the rows of A in calls that end at block boundaries
         n, b, k0 = A.shape[0], int(self.block), 0
         while k0 < n:
-            c0 = self.n_pending_
-            p = min(b - c0, n - k0)
-            if not solved:
-                status = solve_ut_cols(self.U_, A, k0, p, self._QT, c0)
-                if status != CholeskyStatus.OK:
-                    return status
-            status = block_steps(self._QT, c0, p, self.Z_, self._LT, self._E, y[k0:k0 + p],
-                                 pred[k0:k0 + p], self._g, self._G, self._H, self._yh,
-                                 self._Y, self._w, True)
+            p = min(b - self.n_pending_, n - k0)
+            status = self._learn_rows(A, y, pred, k0, p, solved)
             if status != CholeskyStatus.OK:
                 return status
-            self._B[c0:c0 + p] = A[k0:k0 + p]
-            self.n_pending_ = c0 + p
+            self.n_pending_ += p
             k0 += p
             if self.n_pending_ == b:
                 self._fold()

@@ -151,7 +151,8 @@ def test_reading_the_weights_leaves_the_state_alone():
 
 
 # --------------------------------------------------------------------------------------
-# Same predictions as online_bls_fast on SEA, Hyperplane and Electricity (issue 25)
+# Same predictions as online_bls_fast (and, for online_bls_ada_blocked, as
+# online_bls_ada_fast) on SEA, Hyperplane and Electricity (issue 25)
 # --------------------------------------------------------------------------------------
 
 N = 10_000
@@ -172,57 +173,47 @@ def _arrays(name: str) -> tuple[np.ndarray, np.ndarray]:
     return X, y.astype(np.int64)
 
 
-def _against_fast(stream: str, seed: int, n3: int) -> tuple[int, float]:
+def against(reference: str, name: str, stream: str, seed: int, n3: int,
+            **params) -> tuple[int, float]:
+    """Run both learners over the stream's first N samples: the number of predictions that
+    differ, and ``‖W − W_ref‖ / ‖W_ref‖`` at the end."""
     X, y = _arrays(stream)
     c = int(y.max()) + 1
-    out = {}
-    for name in ("online_bls_fast", "online_bls_blocked"):
-        learner = ALGORITHMS[name](seed=seed, n3=n3, **DRIFT)
+    out = []
+    for learner_name in (reference, name):
+        learner = ALGORITHMS[learner_name](seed=seed, n3=n3, **DRIFT, **params)
         learner.reset(X.shape[1], c)
-        out[name] = (learner.predict_learn_many(X, y), learner.W_)
-    (pf, Wf), (pb, Wb) = out["online_bls_fast"], out["online_bls_blocked"]
+        out.append((learner.predict_learn_many(X, y), learner.W_))
+    (pf, Wf), (pb, Wb) = out
     return int((pf != pb).sum()), float(np.linalg.norm(Wb - Wf) / np.linalg.norm(Wf))
 
 
 STREAMS = ["sea", "hyperplane", pytest.param("electricity", marks=pytest.mark.datasets)]
+#: (today's learner, the blocked form, their parameters beside DRIFT): the drift config's
+#: forgetting for the Alg. 2 pair (configs/online_bls/drift.yaml)
+PAIRS = {
+    "stationary": ("online_bls_fast", "online_bls_blocked", {}),
+    "drift": ("online_bls_ada_fast", "online_bls_ada_blocked",
+              {"mu": 0.99, "refresh_every": 100}),
+}
 
 
 @pytest.mark.floatpath
+@pytest.mark.parametrize("n3", [100, pytest.param(1000, marks=pytest.mark.slow)],
+                         ids=["m200", "m1100"])
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("stream", STREAMS)
-def test_same_predictions_as_the_square_root_sweep(stream, seed):
-    """10,000 samples, m = 200, λ = 1e-8: at most 1 prediction in 10⁴ differs (a near-tie
-    rounded the other way) and the final weights agree within 1e-5 relative. The issue
-    asked for 1e-9; at this λ κ(K) reaches 6e13 … 2.5e14, so two backward-stable methods
-    may differ by up to u·κ ≈ 1e-2 in W, and 1e-9 holds on SEA only. Measured (28 Nov):
-    0 flips in 90,000 samples at m = 200 and at m = 1100 (the drift config's size, the slow
-    test below); W within 1.9e-9 … 3.0e-6 (m = 200) and 4e-9 … 7.6e-8 (m = 1100)."""
-    flips, dw = _against_fast(stream, seed, n3=100)
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_same_predictions_as_the_square_root_sweep(pair, stream, seed, n3):
+    """10,000 samples, λ = 1e-8, m = 200 (and m = 1100, the drift config's size, marked
+    slow): at most 1 prediction in 10⁴ differs (a near-tie rounded the other way) and the
+    final weights agree within 1e-5 relative. The issue asked for 1e-9; at this λ κ(K)
+    reaches 6e13 … 2.5e14 (stationary) and 5e11 … 2.4e12 (drift), so two backward-stable
+    methods may differ by up to u·κ in W, and 1e-9 holds on SEA only. Measured (28 Nov): 0
+    flips in 90,000 samples for each pair at each size; W within 1.9e-9 … 3.0e-6 (m =
+    200) and 4e-9 … 7.6e-8 (m = 1100) for the stationary pair, 1.0e-8 … 1.5e-6 and
+    9e-11 … 5.1e-6 for the drift pair."""
+    reference, name, params = PAIRS[pair]
+    flips, dw = against(reference, name, stream, seed, n3, **params)
     assert flips <= N // 10_000, flips
     assert dw <= 1e-5, dw
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("stream", STREAMS)
-def test_same_predictions_as_the_square_root_sweep_at_the_drift_config_size(stream, seed):
-    flips, dw = _against_fast(stream, seed, n3=1000)
-    assert flips <= N // 10_000, flips
-    assert dw <= 1e-5, dw
-
-
-@pytest.mark.floatpath
-def test_learning_without_predicting_first_gives_the_same_state():
-    """``learn_one`` after ``predict_one`` reuses the prediction's ``q = U⁻ᵀa``; without
-    it (or after a ``predict_one`` of another ``x``) it solves again: the same bits."""
-    X, y = _stream(2, n=40)
-    a = _make(5, 3, lam=1e-2, block=6)
-    b = _make(5, 3, lam=1e-2, block=6)
-    for k in range(len(y)):
-        a.predict_one(X[k])
-        a.learn_one(X[k], y[k])
-        b.predict_one(X[(k + 1) % len(y)])  # another x: its q must not be reused
-        b.learn_one(X[k], y[k])
-    assert_array_equal(a.U_, b.U_)
-    assert_array_equal(a.Z_, b.Z_)
-    assert_array_equal(a.W_, b.W_)
