@@ -91,7 +91,10 @@ test-all: install
 # needs, and only when NumPy's OpenBLAS reports that kernel in use; the others are listed
 # as skipped. Without any (another BLAS, another architecture) the default kernel runs.
 # SKIP_DEFAULT_KERNEL=1 (CI, right after make test): the kernel this CPU picks by itself is
-# not forced again, since make test has just run every float-path test under it.
+# not forced again, since make test has just run every float-path test under it. Like make
+# test, it leaves out the `slow` and `paper` ones (FLOATPATH_MARK; `make test-blas-kernels
+# FLOATPATH_MARK=floatpath` runs them all).
+FLOATPATH_MARK ?= floatpath and not slow and not paper
 BLAS_KERNELS ?= Haswell:avx2,fma Sandybridge:avx SkylakeX:avx512f,avx512cd,avx512bw,avx512dq,avx512vl
 .PHONY: test-blas-kernels
 test-blas-kernels: install
@@ -111,12 +114,12 @@ test-blas-kernels: install
 	    echo "test-blas-kernels: $$core skipped: it is this CPU's default kernel, which make test ran"; \
 	    ran="$$ran $$core(make test)"; continue; fi; \
 	  echo "== test-blas-kernels: OPENBLAS_CORETYPE=$$core"; \
-	  OPENBLAS_CORETYPE=$$core $(BIN)/python -m pytest -q -m floatpath $$files || exit $$?; \
+	  OPENBLAS_CORETYPE=$$core $(BIN)/python -m pytest -q -m '$(FLOATPATH_MARK)' $$files || exit $$?; \
 	  ran="$$ran $$core"; \
 	done; \
 	if [ -z "$$ran" ]; then \
 	  echo "== test-blas-kernels: no OpenBLAS kernel could be forced here; the default BLAS"; \
-	  $(BIN)/python -m pytest -q -m floatpath $$files || exit $$?; ran=" default"; fi; \
+	  $(BIN)/python -m pytest -q -m '$(FLOATPATH_MARK)' $$files || exit $$?; ran=" default"; fi; \
 	echo "test-blas-kernels: the float-path tests passed under:$$ran"
 
 # ruff, mypy on the core, and the import-layer contracts of pyproject.toml (no circle, no
