@@ -1,7 +1,9 @@
 """``streamlearn records``: the run records of a results folder, as a committed archive.
 
 ``pack`` writes ``DIR/runs.tar.xz`` from ``DIR/runs/`` (deterministic: the same records
-give the same bytes); ``unpack`` writes the archive's records back into ``DIR/runs/``.
+give the same bytes), and with ``--predictions`` also ``DIR/predictions.tar.xz`` (for a
+committed table computed from saved predictions); ``unpack`` writes them back into
+``DIR/runs/``.
 ``streamlearn report`` and ``streamlearn tables`` read the archive when ``runs/`` holds no
 record, so a committed results folder can be audited and its tables rebuilt without
 rerunning (``make verify-results``).
@@ -57,7 +59,13 @@ def _experiments(dirs: list[Path], wanted: str) -> list[Path]:
 
 
 @records_app.command("pack", short_help="Write DIR/runs.tar.xz from DIR/runs/.")
-def pack(dirs: DirsArgument) -> None:
+def pack(
+    dirs: DirsArgument,
+    predictions: Annotated[bool, typer.Option(
+        "--predictions", help="Also archive the runs' saved predictions (*.pred.npz) in "
+        "DIR/predictions.tar.xz, for a committed table computed from them; a folder that "
+        "has one keeps it up to date on every pack.")] = False,
+) -> None:
     """Write DIR/runs.tar.xz from the records of DIR/runs/ (those of the runs its
     experiment.json plans, failed ones included; no predictions), replacing the archive.
 
@@ -67,15 +75,19 @@ def pack(dirs: DirsArgument) -> None:
     from streamlearn.evaluation import record_archive
 
     for d in _experiments(dirs, "runs"):
-        res = record_archive.pack(d)
+        res = record_archive.pack(d, predictions=predictions)
         line = f"packed {res.path}: {res.records} record(s), {res.size / 1024:.1f} KiB"
         if res.unplanned_missing:
             line += f"; {len(res.unplanned_missing)} planned run(s) have no record"
         _say(line)
+        if res.predictions:
+            _say(f"packed {record_archive.predictions_path(d)}: {res.predictions} prediction "
+                 f"file(s), {res.predictions_size / 1024:.1f} KiB")
         preds = [n for n in res.left_out if n.endswith(".pred.npz")]
         other = [n for n in res.left_out if not n.endswith(".pred.npz")]
         if preds:
-            _say(f"  left out {len(preds)} prediction file(s) (*.pred.npz): never archived")
+            _say(f"  left out {len(preds)} prediction file(s) (*.pred.npz): archived only "
+                 "with --predictions")
         if other:
             _say(f"  left out {len(other)} file(s) that are no planned run's record: "
                  + ", ".join(other[:5]) + (", …" if len(other) > 5 else ""))
@@ -83,7 +95,8 @@ def pack(dirs: DirsArgument) -> None:
 
 @records_app.command("unpack", short_help="Write DIR/runs.tar.xz's records into DIR/runs/.")
 def unpack(dirs: DirsArgument) -> None:
-    """Write the records of DIR/runs.tar.xz into DIR/runs/ (e.g. to rerun a few runs:
+    """Write the records of DIR/runs.tar.xz (and the predictions of DIR/predictions.tar.xz,
+    if any) into DIR/runs/ (e.g. to rerun a few runs:
     `streamlearn run` then skips the complete ones; `streamlearn records pack` after).
 
     A record already in runs/ with other bytes is an error, and nothing is written.
@@ -92,5 +105,5 @@ def unpack(dirs: DirsArgument) -> None:
 
     for d in _experiments(dirs, record_archive.ARCHIVE_NAME):
         written, same = record_archive.unpack(d)
-        _say(f"unpacked {record_archive.archive_path(d)}: {len(written)} record(s) written "
+        _say(f"unpacked {record_archive.archive_path(d)}: {len(written)} file(s) written "
              f"to {d / 'runs'}" + (f", {len(same)} already there" if same else ""))

@@ -8,8 +8,15 @@ predictions (``.pred.npz``). It is deterministic: members sorted by name, mtime 
 (with the same liblzma). ``tar xJf runs.tar.xz`` in the folder gives back ``runs/``, as
 :func:`unpack` does.
 
-Readers go through :func:`store`: the records of ``runs/`` when it holds any, else those
-of the archive, so ``streamlearn report`` and the paper tables work on a fresh clone.
+Saved predictions are archived only where a committed table is computed from them (a
+folder opts in with ``streamlearn records pack --predictions``): a second archive,
+``<out>/predictions.tar.xz``, of ``runs/<run_id>.pred.npz`` for the planned runs, built the
+same way. Once a folder has one, every ``pack`` rewrites it with the records, so the two
+never describe different runs.
+
+Readers go through :func:`store` (records) and :func:`read_predictions`: the files of
+``runs/`` when it holds any record, else the archives, so ``streamlearn report`` and the
+paper tables work on a fresh clone.
 """
 
 from __future__ import annotations
@@ -27,10 +34,13 @@ from streamlearn import atomic
 from streamlearn.errors import UserError
 
 ARCHIVE_NAME = "runs.tar.xz"
+#: the opt-in archive of saved predictions (see the module docstring)
+PREDICTIONS_NAME = "predictions.tar.xz"
 #: xz preset: the default level; its 8 MiB dictionary is larger than any archive's tar
 XZ_PRESET = 6 | lzma.PRESET_EXTREME
 _MEMBER_DIR = "runs/"
 _SUFFIX = ".json"
+_PRED_SUFFIX = ".pred.npz"
 
 
 def archive_path(out_dir: Path) -> Path:
@@ -46,9 +56,15 @@ class ArchiveError(UserError):
     """An archive that cannot be read (truncated, not xz, not a tar of records)."""
 
 
+def predictions_path(out_dir: Path) -> Path:
+    return Path(out_dir) / PREDICTIONS_NAME
+
+
 @functools.lru_cache(maxsize=8)
-def _read_archive(path: str, mtime_ns: int, size: int) -> dict[str, bytes]:
-    """run_id → record bytes of the archive at ``path`` (cached by mtime and size)."""
+def _read_archive(path: str, mtime_ns: int, size: int,
+                  suffix: str = _SUFFIX) -> dict[str, bytes]:
+    """run_id → member bytes (``runs/<run_id><suffix>``) of the archive at ``path``
+    (cached by mtime and size)."""
     del mtime_ns, size  # cache key only
     try:
         raw = lzma.decompress(Path(path).read_bytes())
@@ -61,21 +77,21 @@ def _read_archive(path: str, mtime_ns: int, size: int) -> dict[str, bytes]:
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             for member in tar:
                 name = member.name
-                if not member.isfile() or not _member_ok(name):
+                if not member.isfile() or not _member_ok(name, suffix):
                     continue
                 fh = tar.extractfile(member)
                 if fh is not None:
-                    out[name[len(_MEMBER_DIR):-len(_SUFFIX)]] = fh.read()
+                    out[name[len(_MEMBER_DIR):-len(suffix)]] = fh.read()
     except tarfile.TarError as exc:
         raise ArchiveError(f"{path} is not a tar archive of run records ({exc}).") from None
     return out
 
 
-def _member_ok(name: str) -> bool:
-    """``runs/<one file name>.json``: nothing outside ``runs/``, no sub-folder."""
+def _member_ok(name: str, suffix: str = _SUFFIX) -> bool:
+    """``runs/<one file name><suffix>``: nothing outside ``runs/``, no sub-folder."""
     rest = name[len(_MEMBER_DIR):]
-    return (name.startswith(_MEMBER_DIR) and rest.endswith(_SUFFIX) and "/" not in rest
-            and "\\" not in rest and rest not in ("", _SUFFIX) and not rest.startswith("."))
+    return (name.startswith(_MEMBER_DIR) and rest.endswith(suffix) and "/" not in rest
+            and "\\" not in rest and rest not in ("", suffix) and not rest.startswith("."))
 
 
 def read_archive(path: Path) -> dict[str, bytes]:
@@ -153,28 +169,57 @@ def has_archive(out_dir: Path) -> bool:
     return archive_path(out_dir).is_file()
 
 
+def has_predictions(out_dir: Path) -> bool:
+    """True when the folder's saved predictions can be read: ``runs/*.pred.npz`` beside
+    the records of ``runs/``, or the predictions archive when the records are archived."""
+    out_dir = Path(out_dir)
+    if _runs_dir_has_records(out_dir):
+        return any((out_dir / "runs").glob("*" + _PRED_SUFFIX))
+    return predictions_path(out_dir).is_file()
+
+
+def read_predictions(out_dir: Path, run_id: str) -> bytes | None:
+    """The saved predictions (``.npz`` bytes) of ``run_id``, from where :func:`store`
+    reads its record: ``runs/`` when it holds any record, else the predictions archive.
+    None when there are none."""
+    out_dir = Path(out_dir)
+    if _runs_dir_has_records(out_dir):
+        try:
+            return (out_dir / "runs" / f"{run_id}{_PRED_SUFFIX}").read_bytes()
+        except FileNotFoundError:
+            return None
+    path = predictions_path(out_dir)
+    if not path.is_file():
+        return None
+    st = path.stat()
+    return _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX).get(run_id)
+
+
 # --------------------------------------------------------------------------- writing
 
 
 @dataclass
 class PackResult:
     """What :func:`pack` wrote: the archive, its record count and size, and the files of
-    ``runs/`` it left out (not a planned run's record; predictions are never packed)."""
+    ``runs/`` it left out (not a planned run's record, or predictions not asked for)."""
 
     path: Path
     records: int
     size: int
     left_out: list[str] = field(default_factory=list)
     unplanned_missing: list[str] = field(default_factory=list)
+    predictions: int = 0  # prediction files in predictions.tar.xz (0: none written)
+    predictions_size: int = 0
 
 
-def archive_bytes(members: dict[str, bytes]) -> bytes:
-    """The deterministic ``runs.tar.xz`` of ``members`` (run_id → record bytes)."""
+def archive_bytes(members: dict[str, bytes], suffix: str = _SUFFIX) -> bytes:
+    """The deterministic ``runs.tar.xz`` of ``members`` (run_id → record bytes; with
+    ``suffix=".pred.npz"`` the predictions archive)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:", format=tarfile.PAX_FORMAT) as tar:
         for rid in sorted(members):
             data = members[rid]
-            info = tarfile.TarInfo(f"{_MEMBER_DIR}{rid}{_SUFFIX}")
+            info = tarfile.TarInfo(f"{_MEMBER_DIR}{rid}{suffix}")
             info.size = len(data)
             info.mtime = 0
             info.mode = 0o644
@@ -194,10 +239,21 @@ def _planned(out_dir: Path) -> list[str]:
                         "give an output directory of `streamlearn run`.") from None
 
 
-def pack(out_dir: Path) -> PackResult:
+def _complete_ok(data: bytes) -> bool:
+    try:
+        rec = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("complete", True)
+
+
+def pack(out_dir: Path, predictions: bool = False) -> PackResult:
     """Write ``out_dir/runs.tar.xz`` from the records of ``out_dir/runs/``: those of the
     runs its experiment.json plans (complete or failed, as they are), byte for byte.
-    Replaces an existing archive; ``runs/`` is left as it is."""
+    With ``predictions``, or when the folder already has a predictions archive, also
+    ``out_dir/predictions.tar.xz`` from the same runs' ``.pred.npz`` (every complete run
+    must have one, else nothing is written). Replaces existing archives; ``runs/`` is
+    left as it is."""
     out_dir = Path(out_dir)
     planned = _planned(out_dir)
     runs = out_dir / "runs"
@@ -211,36 +267,65 @@ def pack(out_dir: Path) -> PackResult:
         if path.is_file():
             members[rid] = path.read_bytes()
     wanted = {f"{rid}{_SUFFIX}" for rid in members}
+    preds: dict[str, bytes] | None = None
+    if predictions or predictions_path(out_dir).is_file():
+        preds = {}
+        lacking = []
+        for rid, data in members.items():
+            path = runs / f"{rid}{_PRED_SUFFIX}"
+            if path.is_file():
+                preds[rid] = path.read_bytes()
+            elif _complete_ok(data):
+                lacking.append(rid)
+        if lacking:
+            why = ("" if predictions else f" ({out_dir} keeps its predictions in "
+                   f"{PREDICTIONS_NAME}, so they are packed with the records)")
+            raise UserError(f"{len(lacking)} complete run(s) of {runs} have no saved "
+                            f"predictions{why}: {', '.join(lacking[:5])}"
+                            f"{', …' if len(lacking) > 5 else ''}. Run them with "
+                            "`evaluation: {save_predictions: true}`; nothing was written.")
+        wanted |= {f"{rid}{_PRED_SUFFIX}" for rid in preds}
     left_out = sorted(p.name for p in runs.iterdir()
                       if p.is_file() and p.name not in wanted and not p.name.startswith("."))
     data = archive_bytes(members)
+    pred_data = archive_bytes(preds, _PRED_SUFFIX) if preds is not None else None
     path = archive_path(out_dir)
     atomic.write_bytes(path, data)
+    if pred_data is not None:
+        atomic.write_bytes(predictions_path(out_dir), pred_data)
     return PackResult(path, len(members), len(data), left_out,
-                      [rid for rid in planned if rid not in members])
+                      [rid for rid in planned if rid not in members],
+                      len(preds) if preds is not None else 0,
+                      len(pred_data) if pred_data is not None else 0)
 
 
 def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
-    """Write the archive's records into ``out_dir/runs/``: (written, already there with the
-    same bytes). A file of ``runs/`` with other bytes is not overwritten: that is an
-    error naming them, before anything is written."""
+    """Write the archive's records (and the predictions archive's ``.pred.npz``, when the
+    folder has one) into ``out_dir/runs/``: (written, already there with the same bytes).
+    A file of ``runs/`` with other bytes is not overwritten: that is an error naming them,
+    before anything is written."""
     out_dir = Path(out_dir)
     path = archive_path(out_dir)
     if not path.is_file():
         raise UserError(f"{out_dir} has no {ARCHIVE_NAME} to unpack.")
-    members = read_archive(path)
     runs = out_dir / "runs"
-    clash = [runs / f"{rid}{_SUFFIX}" for rid, data in sorted(members.items())
-             if (runs / f"{rid}{_SUFFIX}").is_file()
-             and (runs / f"{rid}{_SUFFIX}").read_bytes() != data]
+    files = {runs / f"{rid}{_SUFFIX}": data for rid, data in read_archive(path).items()}
+    ppath = predictions_path(out_dir)
+    if ppath.is_file():
+        st = ppath.stat()
+        files.update({runs / f"{rid}{_PRED_SUFFIX}": data for rid, data in
+                      _read_archive(str(ppath), st.st_mtime_ns, st.st_size,
+                                    _PRED_SUFFIX).items()})
+    clash = [dest for dest, data in sorted(files.items())
+             if dest.is_file() and dest.read_bytes() != data]
     if clash:
         shown = ", ".join(str(p) for p in clash[:5]) + (", …" if len(clash) > 5 else "")
-        raise UserError(f"{len(clash)} record(s) of {runs} differ from those of {path} and "
-                        f"were left as they are: {shown}. Move runs/ away (or pack it) first.")
+        raise UserError(f"{len(clash)} file(s) of {runs} differ from those of the archives "
+                        f"of {out_dir} and were left as they are: {shown}. Move runs/ away "
+                        "(or pack it) first.")
     written, same = [], []
     runs.mkdir(parents=True, exist_ok=True)
-    for rid, data in sorted(members.items()):
-        dest = runs / f"{rid}{_SUFFIX}"
+    for dest, data in sorted(files.items()):
         if dest.is_file():
             same.append(dest)
             continue

@@ -185,3 +185,80 @@ def test_a_run_beside_an_archive_says_to_pack(folder, tmp_path, capsys):
     rc, out = run_cli(["run", str(config), "--quiet", "--force"], capsys)
     assert rc == 0, out
     assert "still holds the earlier records" in " ".join(out.split())
+
+
+# ------------------------------------------------------ the opt-in predictions archive
+
+
+@pytest.fixture(scope="module")
+def experiment_with_predictions(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tiny_pred") / "out"
+    cfg = parse_config({**TINY, "evaluation": {"checkpoints": 5, "save_predictions": True},
+                        "outputs": {"dir": str(out), "tables": ["markdown"], "plots": []}})
+    assert not run_experiment(cfg, out).failed
+    return out
+
+
+@pytest.fixture
+def pred_folder(experiment_with_predictions, tmp_path) -> Path:
+    dst = tmp_path / "out"
+    shutil.copytree(experiment_with_predictions, dst)
+    return dst
+
+
+def test_predictions_are_archived_only_on_request_and_read_back(pred_folder, capsys):
+    runs = pred_folder / "runs"
+    files = {p.name: p.read_bytes() for p in runs.glob("*.pred.npz")}
+    assert len(files) == 4
+    rc, out = run_cli(["records", "pack", str(pred_folder)], capsys)
+    assert rc == 0 and not record_archive.predictions_path(pred_folder).exists()
+    assert "left out 4 prediction file(s)" in out
+    rc, out = run_cli(["records", "pack", "--predictions", str(pred_folder)], capsys)
+    assert rc == 0, out
+    assert "4 prediction file(s)" in out and "left out" not in out
+    parchive = record_archive.predictions_path(pred_folder)
+    first = parchive.read_bytes()
+    with tarfile.open(parchive) as tar:
+        assert sorted(m.name for m in tar.getmembers()) == sorted(f"runs/{n}" for n in files)
+    # deterministic, and kept up to date by a plain pack once the folder has opted in
+    for p in runs.iterdir():
+        os.utime(p, (1e9, 1e9))
+    assert run_cli(["records", "pack", str(pred_folder)], capsys)[0] == 0
+    assert parchive.read_bytes() == first
+    # read from runs/ while it holds records, from the archive once it does not
+    rid = "SEA__RLS__seed1"
+    assert record_archive.read_predictions(pred_folder, rid) == files[f"{rid}.pred.npz"]
+    shutil.rmtree(runs)
+    assert record_archive.has_predictions(pred_folder)
+    assert record_archive.read_predictions(pred_folder, rid) == files[f"{rid}.pred.npz"]
+    assert record_archive.read_predictions(pred_folder, "no_such_run") is None
+    # unpack gives back the records and the predictions, byte for byte
+    assert run_cli(["records", "unpack", str(pred_folder)], capsys)[0] == 0
+    assert {p.name: p.read_bytes() for p in runs.glob("*.pred.npz")} == files
+
+
+def test_pack_refuses_a_complete_run_without_predictions_and_writes_nothing(pred_folder,
+                                                                            capsys):
+    assert run_cli(["records", "pack", "--predictions", str(pred_folder)], capsys)[0] == 0
+    before = {n: (pred_folder / n).read_bytes()
+              for n in ("runs.tar.xz", record_archive.PREDICTIONS_NAME)}
+    victim = pred_folder / "runs" / "SEA__Perceptron__seed0.json"
+    rec = json.loads(victim.read_text())
+    rec["metrics"]["oca"] = 0.25  # a changed record, so a pack would change runs.tar.xz
+    victim.write_text(json.dumps(rec))
+    (pred_folder / "runs" / "SEA__Perceptron__seed0.pred.npz").unlink()
+    rc, out = run_cli(["records", "pack", str(pred_folder)], capsys)
+    out = " ".join(out.split())
+    assert rc != 0 and "no saved predictions" in out and "SEA__Perceptron__seed0" in out
+    assert "Traceback" not in out
+    for n, data in before.items():
+        assert (pred_folder / n).read_bytes() == data, n
+
+
+def test_without_records_in_runs_there_are_no_predictions_to_read(pred_folder):
+    # predictions beside no record: the records (and so the predictions) are the archive's
+    assert record_archive.has_predictions(pred_folder)
+    for p in (pred_folder / "runs").glob("*.json"):
+        p.unlink()
+    assert not record_archive.has_predictions(pred_folder)
+    assert record_archive.read_predictions(pred_folder, "SEA__RLS__seed0") is None

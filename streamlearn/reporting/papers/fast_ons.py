@@ -17,13 +17,15 @@ Writes into the results folder:
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from streamlearn.evaluation import records
+from streamlearn.errors import UserError
+from streamlearn.evaluation import record_archive
 from streamlearn.metrics.regret import best_fixed_sq_loss, lag_windows
 from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.papers.outputs import Output
@@ -133,8 +135,12 @@ def figure1(res: Path, plt, lines: list[str]) -> None:
 
 
 def _predictions(out_dir: Path, rec: dict) -> dict[str, np.ndarray]:
-    path = records.record_path(out_dir, rec["run_id"]).with_suffix(".pred.npz")
-    with np.load(path) as z:
+    """The run's saved predictions, from ``runs/`` or the folder's predictions archive."""
+    data = record_archive.read_predictions(out_dir, rec["run_id"])
+    if data is None:
+        raise UserError(f"{out_dir}: run {rec['run_id']} has no saved predictions; rerun "
+                        "the config (it saves them) or restore predictions.tar.xz.")
+    with np.load(io.BytesIO(data)) as z:
         return {k: z[k] for k in z.files}
 
 

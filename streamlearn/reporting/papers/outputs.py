@@ -4,8 +4,9 @@ A results folder holds committed tables and, where they were committed, its run 
 as an archive (``runs.tar.xz``; ``runs/`` itself is git-ignored). So an output is written
 only when every experiment folder (or input file) it needs is present with run records
 (in ``runs/`` or the archive); the others are left as committed, and the caller says
-which records are missing. Saved predictions (``runs/*.pred.npz``) are never archived:
-an output that reads them needs ``runs/``.
+which records are missing. An output that reads saved predictions (``runs/*.pred.npz``)
+needs them in ``runs/`` or in the folder's predictions archive (``predictions.tar.xz``,
+written only on request: ``streamlearn records pack --predictions``).
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ def has_records(folder: Path) -> bool:
 
 
 def has_predictions(folder: Path) -> bool:
-    """True when ``folder/runs`` holds saved predictions (``*.pred.npz``)."""
-    runs = folder / "runs"
-    return runs.is_dir() and any(runs.glob("*.pred.npz"))
+    """True when ``folder`` holds saved predictions (``runs/*.pred.npz`` or its predictions
+    archive) where its records are read from."""
+    return record_archive.has_predictions(folder)
 
 
 def missing_inputs(results_dir: Path, output: Output) -> list[str]:
@@ -95,8 +96,8 @@ def missing_reason(results_dir: Path, missing: list[str]) -> str:
     files = [str(results_dir / m) for m in rest if Path(m).suffix]
     why = ([f"no run records in {', '.join(folders)}"] if folders else []) + (
         [f"no file {', '.join(files)}"] if files else []) + (
-        [f"no saved predictions in {', '.join(preds)} (archives hold none: run the "
-         "config)"] if preds else [])
+        [f"no saved predictions in {', '.join(preds)} (no predictions.tar.xz: run the "
+         "config, then `streamlearn records pack --predictions`)"] if preds else [])
     return "; ".join(why)
 
 
