@@ -3,28 +3,14 @@ landed kernel's source and compute the same predictor up to rounding."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
 from streamlearn.datasets.synthetic.series import SpeechLikeSeries
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location(
-        "fast_ons_variants", ROOT / "benchmarks" / "fast_ons_variants.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
+from tests.benchmarks import load_benchmark
 
 
 def test_variants_agree_with_landed_kernel_up_to_rounding():
-    mod = _module()
+    mod = load_benchmark("fast_ons_variants")
     kernels = mod._variant_kernels()
     series = SpeechLikeSeries(n_samples=3001, seed=1).to_arrays()[1]
     x, y = series[:-1, None], series[1:]

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks import load_benchmark
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "limits_table", ROOT / "benchmarks" / "limits_table.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("limits_table")
 
 
 def _floor(median: float) -> dict:

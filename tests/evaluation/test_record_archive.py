@@ -32,12 +32,16 @@ TINY = {
 }
 
 
+def _run_tiny(out: Path, tables: list[str], **extra) -> Path:
+    cfg = parse_config({**TINY, **extra,
+                        "outputs": {"dir": str(out), "tables": tables, "plots": []}})
+    assert not run_experiment(cfg, out).failed
+    return out
+
+
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tiny") / "out"
-    cfg = parse_config({**TINY, "outputs": {"dir": str(out), "tables": ["markdown", "csv"],
-                                             "plots": []}})
-    assert not run_experiment(cfg, out).failed
+    out = _run_tiny(tmp_path_factory.mktemp("tiny") / "out", ["markdown", "csv"])
     build_report(out)
     return out
 
@@ -192,18 +196,13 @@ def test_a_run_beside_an_archive_says_to_pack(folder, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def experiment_with_predictions(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tiny_pred") / "out"
-    cfg = parse_config({**TINY, "evaluation": {"checkpoints": 5, "save_predictions": True},
-                        "outputs": {"dir": str(out), "tables": ["markdown"], "plots": []}})
-    assert not run_experiment(cfg, out).failed
-    return out
+    return _run_tiny(tmp_path_factory.mktemp("tiny_pred") / "out", ["markdown"],
+                     evaluation={"checkpoints": 5, "save_predictions": True})
 
 
 @pytest.fixture
 def pred_folder(experiment_with_predictions, tmp_path) -> Path:
-    dst = tmp_path / "out"
-    shutil.copytree(experiment_with_predictions, dst)
-    return dst
+    return Path(shutil.copytree(experiment_with_predictions, tmp_path / "out"))
 
 
 def test_predictions_are_archived_only_on_request_and_read_back(pred_folder, capsys):
