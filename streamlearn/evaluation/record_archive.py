@@ -188,11 +188,16 @@ def read_predictions(out_dir: Path, run_id: str) -> bytes | None:
             return (out_dir / "runs" / f"{run_id}{_PRED_SUFFIX}").read_bytes()
         except FileNotFoundError:
             return None
+    return _predictions_archive(out_dir).get(run_id)
+
+
+def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
+    """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one)."""
     path = predictions_path(out_dir)
     if not path.is_file():
-        return None
+        return {}
     st = path.stat()
-    return _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX).get(run_id)
+    return _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX)
 
 
 # --------------------------------------------------------------------------- writing
@@ -310,12 +315,8 @@ def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
         raise UserError(f"{out_dir} has no {ARCHIVE_NAME} to unpack.")
     runs = out_dir / "runs"
     files = {runs / f"{rid}{_SUFFIX}": data for rid, data in read_archive(path).items()}
-    ppath = predictions_path(out_dir)
-    if ppath.is_file():
-        st = ppath.stat()
-        files.update({runs / f"{rid}{_PRED_SUFFIX}": data for rid, data in
-                      _read_archive(str(ppath), st.st_mtime_ns, st.st_size,
-                                    _PRED_SUFFIX).items()})
+    files.update({runs / f"{rid}{_PRED_SUFFIX}": data
+                  for rid, data in _predictions_archive(out_dir).items()})
     clash = [dest for dest, data in sorted(files.items())
              if dest.is_file() and dest.read_bytes() != data]
     if clash:
