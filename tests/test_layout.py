@@ -1,8 +1,10 @@
 """The package's layout rules (issue 22): the import layers of pyproject.toml hold (no
-circle, no import up the layers), and no module outgrows one concept."""
+circle, no import up the layers), and no module outgrows one concept. And one hygiene rule
+that has failed CI: no ``np.load`` of a path left for the garbage collector to close."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -37,3 +39,34 @@ def test_import_layers_hold():
                           timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def _unclosed_np_loads(source: str) -> list[int]:
+    """Lines of ``np.load(...)`` calls that open a file no one closes: neither the context
+    expression of a ``with`` nor reading a handle (a plain name) its caller already manages.
+    An ``NpzFile`` left open is closed by the garbage collector in whichever later test it
+    runs, as an unraisable ``ResourceWarning`` that ``-W error`` turns into that test's
+    failure (CI of 28 Nov 2026 failed so)."""
+    tree = ast.parse(source)
+    managed = {id(item.context_expr) for node in ast.walk(tree)
+               if isinstance(node, (ast.With, ast.AsyncWith)) for item in node.items}
+    return sorted(
+        node.lineno for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load" and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in ("np", "numpy") and id(node) not in managed
+        and not (node.args and isinstance(node.args[0], ast.Name)))
+
+
+def test_the_unclosed_load_rule_sees_a_bare_load():
+    assert _unclosed_np_loads("import numpy as np\nz = np.load(p / 'a.npz')\n") == [2]
+    assert _unclosed_np_loads("with np.load(p / 'a.npz') as z:\n    pass\n") == []
+    assert _unclosed_np_loads("with open(p, 'rb') as fh:\n    z = np.load(fh)\n") == []
+
+
+def test_no_np_load_is_left_for_the_garbage_collector():
+    found = {f"{p.relative_to(ROOT)}:{line}"
+             for top in ("streamlearn", "tests", "scripts", "benchmarks", "examples")
+             for p in (ROOT / top).rglob("*.py")
+             for line in _unclosed_np_loads(p.read_text(encoding="utf-8"))}
+    assert not found, f"np.load without a with (use tests.saved_predictions): {sorted(found)}"

@@ -19,6 +19,7 @@ from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from streamlearn.reporting.report import build_report
 from tests.cli_helpers import run_cli
+from tests.saved_predictions import load_predictions
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'streamlearn[dask]')")
@@ -123,10 +124,10 @@ def test_local_cluster_gives_the_records_of_jobs_1_and_resumes(tmp_path, capsys,
         assert b[k]["status"] == "ok"
         assert _stable(a[k]) == _stable(b[k])
         assert json.dumps(a[k]["metrics"]) == json.dumps(b[k]["metrics"])
-        pa = np.load(tmp_path / "serial" / "runs" / f"{k}.pred.npz")
-        pb = np.load(tmp_path / "dask" / "runs" / f"{k}.pred.npz")
-        assert sorted(pa.files) == sorted(pb.files)
-        for name in pa.files:
+        pa = load_predictions(tmp_path / "serial" / "runs" / f"{k}.pred.npz")
+        pb = load_predictions(tmp_path / "dask" / "runs" / f"{k}.pred.npz")
+        assert sorted(pa) == sorted(pb)
+        for name in pa:
             np.testing.assert_array_equal(pa[name], pb[name])
     assert a["SEA__RLS__seed0"]["metrics"] != a["SEA__RLS__seed1"]["metrics"]
     rc, text = _cli(args, capsys)

@@ -16,6 +16,7 @@ from streamlearn.errors import UserError
 from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from tests.cli_helpers import run_cli
+from tests.saved_predictions import load_predictions
 
 VOLATILE = {"timing", "memory", "git_commit", "versions", "machine"}
 LEARNER = "tests.protocols.method_helpers:NearestMean"
@@ -88,9 +89,9 @@ def test_jobs_2_equals_jobs_1(tmp_path, params):
     for k in a:
         assert a[k]["status"] == "ok", a[k].get("error")
         assert _stable(a[k]) == _stable(b[k])
-        pa = np.load(tmp_path / "serial" / "runs" / f"{k}.pred.npz")
-        pb = np.load(tmp_path / "parallel" / "runs" / f"{k}.pred.npz")
-        for name in pa.files:
+        pa = load_predictions(tmp_path / "serial" / "runs" / f"{k}.pred.npz")
+        pb = load_predictions(tmp_path / "parallel" / "runs" / f"{k}.pred.npz")
+        for name in pa:
             np.testing.assert_array_equal(pa[name], pb[name])
 
 

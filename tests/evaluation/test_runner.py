@@ -20,6 +20,7 @@ from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.protocols.preparation import derive_seeds, normalise, prepare_stream
 from streamlearn.protocols.prequential_loop import run_prequential
 from streamlearn.reporting.report import build_report
+from tests.saved_predictions import load_predictions
 
 CFG = {
     "name": "t",
@@ -343,7 +344,7 @@ def test_memory_profile_and_saved_predictions(tmp_path):
     # RLS on SEA (d=3, c=2) holds at least P (4×4) and W (4×2) in float64
     assert rec["memory"]["model_bytes"] >= (16 + 8) * 8
     assert rec["memory"]["peak_traced_bytes"] > rec["memory"]["model_bytes"]
-    saved = np.load(tmp_path / "runs" / "SEA__RLS__seed0.pred.npz")
+    saved = load_predictions(tmp_path / "runs" / "SEA__RLS__seed0.pred.npz")
     oca = np.mean(saved["y_pred"] == saved["y_true"])
     assert oca == pytest.approx(rec["metrics"]["oca"])
 

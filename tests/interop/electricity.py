@@ -12,6 +12,7 @@ import yaml
 
 from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
+from tests.saved_predictions import load_predictions
 
 N = 10_000
 SEED = 11
@@ -54,7 +55,7 @@ def streamlearn_run(out: Path, data_dir: Path) -> dict[str, dict[str, Any]]:
     for rec_path in sorted((out / "runs").glob("*.json")):
         rec = json.loads(rec_path.read_text())
         assert rec["status"] == "ok", rec.get("error")
-        saved = np.load(rec_path.with_suffix(".pred.npz"))
+        saved = load_predictions(rec_path.with_suffix(".pred.npz"))
         found[rec["algorithm"]] = {"y_true": saved["y_true"], "y_pred": saved["y_pred"],
                                    "oca": rec["metrics"]["oca"]}
     assert set(found) == set(LEARNERS)

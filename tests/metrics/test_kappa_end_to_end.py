@@ -18,6 +18,7 @@ from sklearn.metrics import cohen_kappa_score
 from streamlearn.config import load_config
 from streamlearn.evaluation.runner import run_experiment
 from tests.reference.reference_rules import kappa_against, majority_class_loop, no_change_loop
+from tests.saved_predictions import load_predictions
 
 WINDOW, ALPHA = 200, 0.99
 METRICS = ["oca", "kappa", "kappa_m", "kappa_t"]
@@ -74,7 +75,7 @@ def _faded_curve(name: str, y, p, c: int, refs) -> np.ndarray:
 
 def _check(records: list[dict], runs: Path) -> None:
     for rec in records:
-        saved = np.load(runs / f"{rec['run_id']}.pred.npz")
+        saved = load_predictions(runs / f"{rec['run_id']}.pred.npz")
         y, p = saved["y_true"].astype(np.int64), saved["y_pred"].astype(np.int64)
         c = int(max(y.max(), p.max())) + 1
         refs = {"kappa_m": np.asarray(majority_class_loop(y, c)),

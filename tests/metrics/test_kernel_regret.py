@@ -23,6 +23,7 @@ from streamlearn.metrics.kernel_regret import best_rkhs_loss_curve, group_ids
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from streamlearn.protocols.prequential_loop import run_prequential
 from tests.cli_helpers import run_cli_split
+from tests.saved_predictions import load_predictions
 
 NINE = ["forks", "rbp", "bpa_s", "projectron", "bogd", "fogd", "nogd", "skegd", "pros_n_kons"]
 
@@ -225,7 +226,7 @@ def test_runner_records_regret_for_a_forks_learner(tmp_path, monkeypatch, capsys
     for r in recs:
         assert len(r["curves"]["regret_hinge"]) == len(r["curves"]["t"]) == 5
         assert r["metrics"]["regret_hinge"] == r["curves"]["regret_hinge"][-1]
-        saved = np.load(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
+        saved = load_predictions(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
         yt, sc = saved["y_true"], saved["scores"]
         assert_array_equal(saved["y_pred"], np.where(sc >= 0.0, 1, 0))
         # the whole-stream comparator depends only on the multiset of (x, y), so the file's

@@ -16,6 +16,7 @@ from streamlearn.config import parse_config
 from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialRegression
 from tests.cli_helpers import run_cli
+from tests.saved_predictions import load_predictions
 
 
 def _run(tmp_path: Path, cfg: dict, capsys, *extra: str) -> tuple[int, str]:
@@ -60,7 +61,7 @@ def test_runs_end_to_end_with_regret_and_equal_predictions(tmp_path, capsys):
     assert rc == 0, text
     recs = _records(tmp_path)
     assert set(recs) == {"R-ONS", "F-ONS", "F-ONS tau", "OGD"}
-    preds = {k: np.load(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz")
+    preds = {k: load_predictions(tmp_path / "out" / "runs" / f"{Path(r['run_id']).name}.pred.npz")
              for k, r in recs.items()}
     reg, fast = preds["R-ONS"]["y_pred"], preds["F-ONS"]["y_pred"]
     assert np.max(np.abs(reg - fast)) <= 1e-9 * np.max(np.abs(reg))

@@ -19,6 +19,7 @@ from streamlearn import components
 from streamlearn.config import parse_config
 from streamlearn.protocols.prequential_regression import PrequentialRegression
 from tests.cli_helpers import run_cli
+from tests.saved_predictions import load_predictions
 
 WINDOW, ALPHA = 100, 0.99
 
@@ -69,8 +70,8 @@ def test_pairs_end_to_end_against_the_saved_predictions(tmp_path, capsys):
     recs = _records(tmp_path)
     assert len(recs) == 6 and all(r["status"] == "ok" for r in recs)
     for r in recs:
-        preds = np.load(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
-        assert set(preds.files) == {"y_pred", "y_true"}
+        preds = load_predictions(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
+        assert set(preds) == {"y_pred", "y_true"}
         y, p = preds["y_true"], preds["y_pred"]
         assert y.size == {"Friedman": 400, "Trump": 1001}[r["stream"]]
         # cumulative: scikit-learn at the end and on the prefix at every checkpoint
@@ -171,7 +172,7 @@ def test_a_series_run_gets_windowed_and_faded_blocks(tmp_path, capsys):
     rc, text = _run(tmp_path, cfg, capsys)
     assert rc == 0, text
     (r,) = _records(tmp_path)
-    preds = np.load(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
+    preds = load_predictions(tmp_path / "out" / "runs" / f"{r['run_id']}.pred.npz")
     y, p = preds["y_true"], preds["y_pred"]
     assert r["windowed"]["not_supported"] == ["regret_abs"]
     assert r["fading"]["not_supported"] == ["regret_abs"]

@@ -13,6 +13,7 @@ import yaml
 
 from streamlearn.reporting.papers import fast_ons
 from tests.cli_helpers import run_cli
+from tests.saved_predictions import load_predictions
 
 M = 4
 
@@ -44,7 +45,7 @@ def test_fig2_numbers_are_those_of_the_saved_predictions(tmp_path, capsys):
     text = fast_ons.fig2_stability(out.parent)
     recs = {r["algorithm"]: r for r in
             (json.loads(p.read_text()) for p in (out / "runs").glob("*.json"))}
-    pred = {label: np.load(out / "runs" / f"{r['run_id']}.pred.npz")
+    pred = {label: load_predictions(out / "runs" / f"{r['run_id']}.pred.npz")
             for label, r in recs.items()}
     y = pred["R-ONS paper lr=0.1"]["y_true"]
     n = y.size
