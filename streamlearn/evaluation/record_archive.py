@@ -11,8 +11,11 @@ predictions (``.pred.npz``). It is deterministic: members sorted by name, mtime 
 Saved predictions are archived only where a committed table is computed from them (a
 folder opts in with ``streamlearn records pack --predictions``): a second archive,
 ``<out>/predictions.tar.xz``, of ``runs/<run_id>.pred.npz`` for the planned runs, built the
-same way. Once a folder has one, every ``pack`` rewrites it with the records, so the two
-never describe different runs.
+same way. Once a folder has one, every ``pack`` rewrites it with the records, and it holds
+the digest of the records it was packed with (``records.sha256``, beside ``runs/``): a
+predictions archive that does not match ``runs.tar.xz`` (a pack interrupted between the two
+writes, or one archive restored from another commit) is refused by every reader, never
+read as the predictions of other runs.
 
 Readers go through :func:`store` (records) and :func:`read_predictions`: the files of
 ``runs/`` when it holds any record, else the archives, so ``streamlearn report`` and the
@@ -22,6 +25,7 @@ paper tables work on a fresh clone.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import lzma
@@ -41,6 +45,8 @@ XZ_PRESET = 6 | lzma.PRESET_EXTREME
 _MEMBER_DIR = "runs/"
 _SUFFIX = ".json"
 _PRED_SUFFIX = ".pred.npz"
+#: the predictions archive's member naming the records it was packed with
+_RECORDS_DIGEST = "records.sha256"
 
 
 def archive_path(out_dir: Path) -> Path:
@@ -191,12 +197,48 @@ def read_predictions(out_dir: Path, run_id: str) -> bytes | None:
     return _predictions_archive(out_dir).get(run_id)
 
 
+def records_digest(members: dict[str, bytes]) -> str:
+    """sha256 over the records' run ids and bytes (run_id → record bytes), in run-id order:
+    what a predictions archive names as the records it belongs to (independent of xz)."""
+    lines = "".join(f"{rid}\t{hashlib.sha256(members[rid]).hexdigest()}\n"
+                    for rid in sorted(members))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _archived_digest(path: str, mtime_ns: int, size: int) -> str | None:
+    """The ``records.sha256`` member of the predictions archive at ``path`` (None when it
+    has none; cached by mtime and size)."""
+    del mtime_ns, size  # cache key only
+    try:
+        with tarfile.open(fileobj=io.BytesIO(lzma.decompress(Path(path).read_bytes())),
+                          mode="r:") as tar:
+            fh = tar.extractfile(_RECORDS_DIGEST)
+            return fh.read().decode("ascii").strip() if fh is not None else None
+    except KeyError:
+        return None
+    except (OSError, lzma.LZMAError, tarfile.TarError, UnicodeDecodeError) as exc:
+        raise ArchiveError(f"{path} cannot be read as an xz archive ({exc}); restore it "
+                           "from git or pack the records again (`streamlearn records "
+                           "pack`).") from None
+
+
 def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
-    """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one)."""
+    """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one), once
+    its ``records.sha256`` is checked against the folder's ``runs.tar.xz``."""
     path = predictions_path(out_dir)
     if not path.is_file():
         return {}
     st = path.stat()
+    digest = _archived_digest(str(path), st.st_mtime_ns, st.st_size)
+    records = archive_path(out_dir)
+    if digest is None or not records.is_file() or \
+            digest != records_digest(read_archive(records)):
+        raise ArchiveError(
+            f"{path} was not packed with the records of {records} (its {_RECORDS_DIGEST} "
+            f"{'is missing' if digest is None else 'differs'}): the predictions may be "
+            "those of other runs. Unpack or rerun the records into runs/ with their "
+            "predictions and `streamlearn records pack --predictions` again.")
     return _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX)
 
 
@@ -217,14 +259,19 @@ class PackResult:
     predictions_size: int = 0
 
 
-def archive_bytes(members: dict[str, bytes], suffix: str = _SUFFIX) -> bytes:
+def archive_bytes(members: dict[str, bytes], suffix: str = _SUFFIX,
+                  records: dict[str, bytes] | None = None) -> bytes:
     """The deterministic ``runs.tar.xz`` of ``members`` (run_id → record bytes; with
-    ``suffix=".pred.npz"`` the predictions archive)."""
+    ``suffix=".pred.npz"`` the predictions archive, which names the ``records`` it belongs
+    to in its ``records.sha256``)."""
+    files = {f"{_MEMBER_DIR}{rid}{suffix}": data for rid, data in members.items()}
+    if records is not None:
+        files[_RECORDS_DIGEST] = (records_digest(records) + "\n").encode("ascii")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:", format=tarfile.PAX_FORMAT) as tar:
-        for rid in sorted(members):
-            data = members[rid]
-            info = tarfile.TarInfo(f"{_MEMBER_DIR}{rid}{suffix}")
+        for name in sorted(files):
+            data = files[name]
+            info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = 0
             info.mode = 0o644
@@ -293,7 +340,7 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
     left_out = sorted(p.name for p in runs.iterdir()
                       if p.is_file() and p.name not in wanted and not p.name.startswith("."))
     data = archive_bytes(members)
-    pred_data = archive_bytes(preds, _PRED_SUFFIX) if preds is not None else None
+    pred_data = archive_bytes(preds, _PRED_SUFFIX, members) if preds is not None else None
     path = archive_path(out_dir)
     atomic.write_bytes(path, data)
     if pred_data is not None:

@@ -218,7 +218,8 @@ def test_predictions_are_archived_only_on_request_and_read_back(pred_folder, cap
     parchive = record_archive.predictions_path(pred_folder)
     first = parchive.read_bytes()
     with tarfile.open(parchive) as tar:
-        assert sorted(m.name for m in tar.getmembers()) == sorted(f"runs/{n}" for n in files)
+        assert sorted(m.name for m in tar.getmembers()) == sorted(
+            ["records.sha256", *(f"runs/{n}" for n in files)])
     # deterministic, and kept up to date by a plain pack once the folder has opted in
     for p in runs.iterdir():
         os.utime(p, (1e9, 1e9))
@@ -261,3 +262,37 @@ def test_without_records_in_runs_there_are_no_predictions_to_read(pred_folder):
         p.unlink()
     assert not record_archive.has_predictions(pred_folder)
     assert record_archive.read_predictions(pred_folder, "SEA__RLS__seed0") is None
+
+
+def test_a_predictions_archive_of_other_records_is_refused(pred_folder, capsys):
+    """A pack interrupted between its two writes leaves runs.tar.xz new and
+    predictions.tar.xz old: every reader refuses the pair instead of serving the old
+    predictions as the new runs'."""
+    assert run_cli(["records", "pack", "--predictions", str(pred_folder)], capsys)[0] == 0
+    parchive = record_archive.predictions_path(pred_folder)
+    old = parchive.read_bytes()
+    victim = pred_folder / "runs" / "SEA__RLS__seed0.json"
+    rec = json.loads(victim.read_text())
+    rec["metrics"]["oca"] = 0.25  # a rerun with another result
+    victim.write_text(json.dumps(rec))
+    assert run_cli(["records", "pack", str(pred_folder)], capsys)[0] == 0
+    assert parchive.read_bytes() != old  # the digest of the records changed with them
+    parchive.write_bytes(old)  # as if the pack had stopped before its second write
+    shutil.rmtree(pred_folder / "runs")
+    with pytest.raises(record_archive.ArchiveError, match="not packed with the records"):
+        record_archive.read_predictions(pred_folder, "SEA__RLS__seed1")
+    rc, out = run_cli(["records", "unpack", str(pred_folder)], capsys)
+    out = " ".join(out.split())
+    assert rc != 0 and "not packed with the records" in out and "Traceback" not in out
+    assert not (pred_folder / "runs").exists()
+
+
+def test_a_predictions_archive_without_its_records_digest_is_refused(pred_folder, capsys):
+    assert run_cli(["records", "pack", "--predictions", str(pred_folder)], capsys)[0] == 0
+    preds = {p.name.removesuffix(".pred.npz"): p.read_bytes()
+             for p in (pred_folder / "runs").glob("*.pred.npz")}
+    record_archive.predictions_path(pred_folder).write_bytes(
+        record_archive.archive_bytes(preds, ".pred.npz"))  # no records.sha256
+    shutil.rmtree(pred_folder / "runs")
+    with pytest.raises(record_archive.ArchiveError, match="is missing"):
+        record_archive.read_predictions(pred_folder, "SEA__RLS__seed1")
