@@ -49,7 +49,7 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MAX_REPEATS = 10_000
 MAX_RUNS = 100_000
 MAX_CHECKPOINTS = 100_000
-NORMALIZERS = ("none", "minmax", "zscore", "range")
+NORMALIZERS = ("none", "minmax", "zscore", "range", "row_minmax")
 TABLE_FORMATS = ("markdown", "csv")
 PLOT_KINDS = ("learning_curve", "time", "sweep")
 DEFAULT_PROTOCOL = "prequential-classification"
@@ -73,8 +73,10 @@ STREAM = Section(
         Key("reseed", Boolean(nullable=True), "Generated streams: a new stream for each "
             "seed? null: the stream's default (paper streams: a fixed seed).",
             default=None),
-        Key("normalize", Choice(NORMALIZERS), "Input scaling: none, minmax, zscore, or "
-            "range (the declared input range normalize_range to [0, 1]).", default="none"),
+        Key("normalize", Choice(NORMALIZERS), "Input scaling: none, minmax, zscore, "
+            "range (the declared input range normalize_range to [0, 1]), or row_minmax "
+            "(each sample by its own min and max to [0, 1]; nothing fitted).",
+            default="none"),
         Key("normalize_warmup", Integer(low=2, nullable=True), "Fit the scale on the "
             "first N samples (null: on all).", default=None),
         Key("normalize_range", Range(), "With normalize: range, the declared input range "

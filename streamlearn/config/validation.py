@@ -302,7 +302,7 @@ def _check_stream_options(s: StreamConfig, cls: Any, path: str) -> None:
     if s.reseed and "seed" in s.params:
         raise fail(f"{path}.reseed", "is true but params.seed fixes the seed; "
                    "remove one of them.")
-    if s.normalize_warmup is not None and s.normalize in ("none", "range"):
+    if s.normalize_warmup is not None and s.normalize in ("none", "range", "row_minmax"):
         raise fail(f"{path}.normalize_warmup", f"is set but 'normalize' is "
                    f"{s.normalize!r} (nothing is fitted).")
     if (s.normalize == "range") != (s.normalize_range is not None):

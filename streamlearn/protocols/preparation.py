@@ -131,7 +131,9 @@ def normalise(
     declared: tuple[float, float] | None = None,
 ) -> np.ndarray:
     """Min-max or z-score scaling with statistics from the first ``warmup`` rows (all if None),
-    or (``range``) the map of a declared input range ``[lo, hi]`` onto ``[0, 1]``.
+    (``range``) the map of a declared input range ``[lo, hi]`` onto ``[0, 1]``, or
+    (``row_minmax``) each row onto ``[0, 1]`` by its own min and max (a constant row to 0):
+    nothing is fitted, so it is as online as no scaling.
 
     A column constant on the fitting rows is only shifted (scale 1), so values that differ
     later keep their information. With a warm-up prefix the scale is fixed before the rest
@@ -145,6 +147,10 @@ def normalise(
             raise ValueError("normalize 'range' needs the declared range")
         lo, hi = declared
         return np.ascontiguousarray((X - lo) / (hi - lo))
+    if method == "row_minmax":
+        lo = X.min(axis=1, keepdims=True)
+        span = X.max(axis=1, keepdims=True) - lo
+        return np.ascontiguousarray((X - lo) / np.where(span > 0, span, 1.0))
     if warmup is not None and warmup > X.shape[0]:
         raise UserError(f"normalize_warmup = {warmup} is larger than the stream "
                         f"({X.shape[0]} samples): the scale cannot be fitted on a prefix "
@@ -261,6 +267,8 @@ def _normalise_step(parts: Parts, scfg: Any, steps: list[str]) -> Parts:
     if scfg.normalize == "range":
         lo, hi = scfg.normalize_range or (0.0, 1.0)
         steps.append(f"declared range [{lo:g}, {hi:g}] mapped to [0, 1]")
+    elif scfg.normalize == "row_minmax":
+        steps.append("each sample scaled to [0, 1] by its own min and max")
     else:
         where = "all samples" if scfg.normalize_warmup is None else (
             f"first {scfg.normalize_warmup} samples")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from streamlearn.base import Classifier
 from streamlearn.config import parse_config
@@ -20,6 +21,7 @@ from streamlearn.evaluation.runner import plan_runs, run_experiment
 from streamlearn.protocols.preparation import derive_seeds, normalise, prepare_stream
 from streamlearn.protocols.prequential_loop import run_prequential
 from streamlearn.reporting.report import build_report
+from tests.cli_helpers import run_cli
 from tests.saved_predictions import load_predictions
 
 CFG = {
@@ -150,6 +152,28 @@ def test_declared_range_maps_to_unit_interval_without_looking_at_data():
     np.testing.assert_allclose(out, (X + 1.0) / 2.0)
     # the map is fixed: the same row maps the same way whatever else is in the stream
     np.testing.assert_allclose(normalise(X[:1], "range", None, (-1.0, 1.0)), out[:1])
+
+
+def test_row_minmax_scales_each_sample_by_its_own_extremes():
+    X = np.array([[2.0, 4.0, 3.0], [-1.0, -1.0, -1.0], [1e5, 0.0, 5e4]])
+    out = normalise(X, "row_minmax", None)
+    np.testing.assert_allclose(out, [[0.0, 1.0, 0.5], [0.0, 0.0, 0.0], [1.0, 0.0, 0.5]])
+    # per sample: a row maps the same way whatever else is in the stream
+    np.testing.assert_array_equal(normalise(X[2:], "row_minmax", None), out[2:])
+
+
+def test_row_minmax_from_a_config_and_no_warmup_with_it(tmp_path, capsys):
+    cfg = parse_config({**CFG, "streams": [
+        {"name": "sea", "params": {"n_samples": 50}, "normalize": "row_minmax"}]})
+    prep = prepare_stream(cfg.streams[0], 0, None)
+    assert prep.X.min(axis=1).max() == 0.0 and prep.X.max(axis=1).min() == 1.0
+    bad = {**CFG, "streams": [{"name": "sea", "params": {"n_samples": 50},
+                               "normalize": "row_minmax", "normalize_warmup": 10}]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(bad))
+    rc, out = run_cli(["run", str(path), "--out", str(tmp_path / "o"), "-q"], capsys)
+    assert rc == 2 and "normalize_warmup" in out and "nothing is fitted" in out
+    assert not (tmp_path / "o").exists()
 
 
 def test_declared_range_in_config_reaches_the_stream():
