@@ -68,9 +68,10 @@ def predictions_path(out_dir: Path) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _read_archive(path: str, mtime_ns: int, size: int,
-                  suffix: str = _SUFFIX) -> dict[str, bytes]:
-    """run_id → member bytes (``runs/<run_id><suffix>``) of the archive at ``path``
-    (cached by mtime and size)."""
+                  suffix: str = _SUFFIX) -> tuple[dict[str, bytes], str | None]:
+    """run_id → member bytes (``runs/<run_id><suffix>``) of the archive at ``path``, and
+    its ``records.sha256`` member (None without one), in one decompression (cached by
+    mtime and size)."""
     del mtime_ns, size  # cache key only
     try:
         raw = lzma.decompress(Path(path).read_bytes())
@@ -79,18 +80,26 @@ def _read_archive(path: str, mtime_ns: int, size: int,
                            "from git or pack the records again (`streamlearn records "
                            "pack`).") from None
     out: dict[str, bytes] = {}
+    digest: str | None = None
     try:
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             for member in tar:
                 name = member.name
-                if not member.isfile() or not _member_ok(name, suffix):
+                if not member.isfile():
+                    continue
+                if name == _RECORDS_DIGEST:
+                    fh = tar.extractfile(member)
+                    if fh is not None:
+                        digest = fh.read().decode("ascii", "replace").strip()
+                    continue
+                if not _member_ok(name, suffix):
                     continue
                 fh = tar.extractfile(member)
                 if fh is not None:
                     out[name[len(_MEMBER_DIR):-len(suffix)]] = fh.read()
     except tarfile.TarError as exc:
         raise ArchiveError(f"{path} is not a tar archive of run records ({exc}).") from None
-    return out
+    return out, digest
 
 
 def _member_ok(name: str, suffix: str = _SUFFIX) -> bool:
@@ -103,7 +112,7 @@ def _member_ok(name: str, suffix: str = _SUFFIX) -> bool:
 def read_archive(path: Path) -> dict[str, bytes]:
     """run_id → the record's bytes, for every record of the archive at ``path``."""
     st = Path(path).stat()
-    return dict(_read_archive(str(path), st.st_mtime_ns, st.st_size))
+    return dict(_read_archive(str(path), st.st_mtime_ns, st.st_size)[0])
 
 
 @dataclass(frozen=True)
@@ -205,24 +214,6 @@ def records_digest(members: dict[str, bytes]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=8)
-def _archived_digest(path: str, mtime_ns: int, size: int) -> str | None:
-    """The ``records.sha256`` member of the predictions archive at ``path`` (None when it
-    has none; cached by mtime and size)."""
-    del mtime_ns, size  # cache key only
-    try:
-        with tarfile.open(fileobj=io.BytesIO(lzma.decompress(Path(path).read_bytes())),
-                          mode="r:") as tar:
-            fh = tar.extractfile(_RECORDS_DIGEST)
-            return fh.read().decode("ascii").strip() if fh is not None else None
-    except KeyError:
-        return None
-    except (OSError, lzma.LZMAError, tarfile.TarError, UnicodeDecodeError) as exc:
-        raise ArchiveError(f"{path} cannot be read as an xz archive ({exc}); restore it "
-                           "from git or pack the records again (`streamlearn records "
-                           "pack`).") from None
-
-
 def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
     """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one), once
     its ``records.sha256`` is checked against the folder's ``runs.tar.xz``."""
@@ -230,7 +221,7 @@ def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
     if not path.is_file():
         return {}
     st = path.stat()
-    digest = _archived_digest(str(path), st.st_mtime_ns, st.st_size)
+    members, digest = _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX)
     records = archive_path(out_dir)
     if digest is None or not records.is_file() or \
             digest != records_digest(read_archive(records)):
@@ -239,7 +230,7 @@ def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
             f"{'is missing' if digest is None else 'differs'}): the predictions may be "
             "those of other runs. Unpack or rerun the records into runs/ with their "
             "predictions and `streamlearn records pack --predictions` again.")
-    return _read_archive(str(path), st.st_mtime_ns, st.st_size, _PRED_SUFFIX)
+    return members
 
 
 # --------------------------------------------------------------------------- writing
