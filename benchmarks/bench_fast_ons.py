@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import os
 import sys
@@ -69,6 +70,16 @@ class _FastONSBefore(FastONS):
             self._recover(float(yin[start + i] - out[start + i]))
             start += i + 1
         self.steps_ += n
+
+
+@functools.cache
+def _floor():
+    """benchmarks/fast_ons_floor.py (beside this file; not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "fast_ons_floor", Path(__file__).resolve().with_name("fast_ons_floor.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def _learner(name: str, M: int):
@@ -180,6 +191,19 @@ def main() -> None:
         # M-vectorisation shortens; it bounds F/OGD at small M
         chain = per_sample_ns("fast_ons", 1, series, args.repeat)
         print(f"\nfast ONS at M = 1 (its per-step scalar work): {chain:.0f} ns")
+        # the floor: Algorithm 1's rotation and the prediction's dot alone (no weight
+        # step, checks or lag products; benchmarks/fast_ons_floor.py), against OGD, at
+        # M = 1 and at the worst M of the table
+        worst_M = max(by_M, key=lambda M: by_M[M]["fast_ons"] / by_M[M]["ogd"])
+        floor = {}
+        for M in sorted({1, worst_M}):
+            floor[str(M)] = {"ogd": by_M[M]["ogd"] if M in by_M else
+                             per_sample_ns("ogd", M, series, args.repeat),
+                             "rotation_alone": _floor().rotation_alone_ns(M, series,
+                                                                          args.repeat)}
+            f = floor[str(M)]
+            print(f"M = {M}: the rotation alone {f['rotation_alone']:.1f} ns = "
+                  f"{f['rotation_alone'] / f['ogd']:.2f}x OGD ({f['ogd']:.1f} ns)")
         checks = []
         if 128 in by_M:
             checks.append(("F-ONS <= 200 ns/sample at M = 128",
@@ -220,6 +244,7 @@ def main() -> None:
         args.json.write_text(json.dumps({
             "load_1min": [load_start, load_end], "n": args.n, "repeat": args.repeat,
             "ns_per_sample": {str(M): t for M, t in rows}, "scalar_chain_ns": chain,
+            "floor_ns": floor,
             "checks": [{"target": n, "value": v, "met": bool(ok)} for n, v, ok in checks],
         }, indent=1))
 

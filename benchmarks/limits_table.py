@@ -214,6 +214,15 @@ def rows(out: Path, results: Path) -> list[tuple[str, str, str, str, str, str, s
         chain_note = ("" if chain is None else
                       f"; F-ONS at M = 1, its per-step scalar chain alone: {chain:.0f} ns, "
                       f"against 2.5× OGD at M = {worst_M}: {2.5 * t[worst_M]['ogd']:.0f} ns")
+        floor = ons.get("floor_ns") or {}
+        if floor:  # Algorithm 1's rotation alone (benchmarks/fast_ons_floor.py)
+            parts = [f"{f['rotation_alone'] / f['ogd']:.2f}× at M = {M}"
+                     for M, f in sorted(floor.items(), key=lambda kv: int(kv[0]))]
+            below = [M for M, f in floor.items() if f["rotation_alone"] / f["ogd"] > 2.5]
+            chain_note += ("; the recursion alone (rotation and prediction dot, no weight "
+                           "step, checks or lag products) is " + ", ".join(parts) + " OGD"
+                           + (f": the target is below its floor at M = {', '.join(below)}"
+                              if below else ""))
         table.append(
             (
                 "fast ONS / OGD, worst over M",

@@ -94,3 +94,19 @@ def test_main_writes_limits_md(tmp_path: Path) -> None:
     text = (tmp_path / "limits.md").read_text()
     assert "rls (6.0 µs) +4.0 %" in text and "engine's own 0.30 µs" in text
     assert text.count("\n| ") == 8  # the header and the 7 rows of the table
+
+
+def test_fast_ons_row_says_where_the_target_is_below_the_recursions_floor(
+        tmp_path: Path) -> None:
+    mod = _module()
+    ons = {"load_1min": [1.0, 1.1], "scalar_chain_ns": 40.0,
+           "ns_per_sample": {"16": {"ogd": 20.0, "fast_ons": 66.0, "ons": 900.0},
+                             "128": {"ogd": 50.0, "fast_ons": 140.0, "ons": 9e4}},
+           "floor_ns": {"1": {"ogd": 8.0, "rotation_alone": 34.0},
+                        "16": {"ogd": 20.0, "rotation_alone": 40.0}}}
+    (tmp_path / "fast_ons.json").write_text(json.dumps(ons))
+    row = {r[0]: r for r in mod.rows(tmp_path, tmp_path / "no_results")}[
+        "fast ONS / OGD, worst over M"]
+    assert row[2].startswith("3.30× (M = 16")
+    assert "4.25× at M = 1, 2.00× at M = 16 OGD" in row[2]
+    assert row[2].endswith("the target is below its floor at M = 1") and row[4] == "MISSED"
