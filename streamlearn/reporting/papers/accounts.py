@@ -22,8 +22,9 @@ experiments that explain a miss (those are the *evidence* misses.json points to)
   RI-BLS rows there are its own baselines, measured whole-stream only on IS
   (``table3_baselines/``), USPS (``table3_baselines_usps/``) and Letter
   (``table3_baselines_letter/``), so on the other three datasets they are *not run*),
-  Tables 4–6 (``drift/``, Ours (Ada.)) and Table 7 (``covtype/``). Only the paper's own methods count: HT, ARF and the other drift
-  baselines are numbers the paper cites from elsewhere. ``table3_baselines_prefix/`` is
+  Tables 4–6 (``drift/``, Ours (Ada.)) and Table 7 (``covtype/``). Only the paper's own
+  methods count: HT, ARF and the other drift baselines are numbers the paper cites from
+  elsewhere. ``table3_baselines_prefix/`` is
   left out (1,500-sample prefixes: the README says not comparable with the paper), as are
   the sensitivity folders. A cell in several files (Ours on IS and USPS beside the
   baselines) counts once, from the first file listed.
