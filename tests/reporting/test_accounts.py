@@ -123,6 +123,37 @@ def test_account_line_counts_causes(toy: Path) -> None:
     assert (toy / "README.md").read_text().count(PREFIX) == 1
 
 
+COST = """# Cost
+
+| method | dataset | N | measured CPU ms/sample (prefix: value) | CPU-h per run | CPU-h, 10 runs |
+|---|---|---|---|---|---|
+| Base | A | 10 | 300: 1.00 | 0.40 | 4.0 |
+| Base | B | 10 | 300: 1.00 | 1.25 | 12.5 |
+| Base | C | 10 | 300: 1.00 | 9.00 | 90.0 |
+"""
+
+
+def test_a_cost_reason_adds_up_the_cost_table_rows_of_the_cells_not_run(
+        toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (toy / "cost.md").write_text(COST)
+    (toy / "main" / "summary.csv").write_text(
+        SUMMARY + "B,Base,bacc,,,0,50.0,,cited\n")  # a second metric: the pair counts once
+    spec = SPECS["toy"]
+    monkeypatch.setitem(SPECS, "toy", PaperSpec(
+        tables=(Tables("main/summary.csv", "Table 3", algorithms=("Ours", "Base"),
+                       why="whole streams ({cost}) not run", cost="cost.md"),
+                *spec.tables[1:]),
+        tolerance={"oca": 1.5, "bacc": 1.5}))
+    acc = compute_account(toy)
+    # A/Base is measured in base/, so only B/Base is not run: its row alone, once
+    assert {(c.table, c.metric, c.why) for c in acc.not_run if c.algorithm == "Base"} == {
+        ("B", m, "whole streams (≈ 1.2 CPU-hours for one run each, 12 for the paper's 10, "
+                 "cost.md) not run") for m in ("oca", "bacc")}
+    (toy / "cost.md").write_text(COST.replace("| Base | B |", "| Base | D |"))
+    with pytest.raises(ValueError, match="no row for"):
+        compute_account(toy)
+
+
 def test_markdown_readers(tmp_path: Path) -> None:
     forks = tmp_path / "forks"
     forks.mkdir()

@@ -56,7 +56,7 @@ import csv
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from streamlearn.reporting.markdown_table import is_rule, md_context, row_cells
@@ -77,7 +77,9 @@ class Tables:
     and ``paper`` columns) or "paper_rows" (Markdown rows ``X`` each followed by a row
     ``*paper X*``); ``metric``: what a Markdown table's numbers are; ``algorithms``: the
     rows that count (None: all); ``why``: why a paper value of these files has no measured
-    value, when the results themselves do not say."""
+    value, when the results themselves do not say; a ``{cost}`` in it is filled from
+    ``cost``, a cost table (:func:`read_cost`) in the paper's folder, with what the cells
+    not run would take: the sum of their (method, dataset) rows."""
 
     glob: str
     label: str
@@ -85,6 +87,7 @@ class Tables:
     metric: str = ""
     algorithms: tuple[str, ...] | None = None
     why: str = "no measured value"
+    cost: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,9 @@ SPECS: dict[str, PaperSpec] = {
     "online_bls": PaperSpec(
         tables=(
             Tables("table3/summary.csv", "Table 3", algorithms=("Ours", *_BLS_BASE),
-                   why="the baselines' whole streams (≈ 9.0 CPU-hours for one run "
-                       "each, 90 for the paper's 10) were run on 1,500-sample prefixes "
-                       "only"),
+                   why="the baselines' whole streams ({cost}) were run on 1,500-sample "
+                       "prefixes only",
+                   cost="table3_baselines_cost/cost.md"),
             Tables("table3_baselines/summary.csv", "Table 3"),
             Tables("table3_baselines_usps/summary.csv", "Table 3"),
             Tables("table3_baselines_letter/summary.csv", "Table 3"),
@@ -290,6 +293,49 @@ def _is_na(text: str) -> bool:
     return text.strip().strip("*").startswith("NA")
 
 
+def read_cost(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
+    """A cost table (``scripts/online_bls_cost.py`` writes one): (method, dataset) →
+    (CPU-hours for one run, for the paper's 10), from its columns ``method``, ``dataset``,
+    ``CPU-h per run`` and ``CPU-h, 10 runs``."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for line, (_, header) in zip(lines, md_context(lines), strict=True):
+        cells = row_cells(line)
+        if cells is None or header is None or cells == header or is_rule(cells):
+            continue
+        row = dict(zip(header, cells, strict=False))
+        try:
+            out[(row["method"], row["dataset"])] = (float(row["CPU-h per run"]),
+                                                    float(row["CPU-h, 10 runs"]))
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"{path}: not a cost table ({line!r})") from e
+    return out
+
+
+def _with_cost(folder: Path, cells: list[Cell], specs: tuple[Tables, ...]) -> list[Cell]:
+    """Not-run cells whose reason holds ``{cost}``: filled with the CPU-hours their
+    (algorithm, stream) rows of the cost table add up to (each pair once, whatever the
+    metrics); a pair the table lacks is an error, not a guess."""
+    costs = {t.why: t.cost for t in specs if "{cost}" in t.why}
+    out = list(cells)
+    for why, cost_file in costs.items():
+        todo = [i for i, c in enumerate(out) if c.ours is None and c.why == why]
+        if not todo:
+            continue
+        table = read_cost(folder / cost_file)
+        pairs = dict.fromkeys((out[i].algorithm, out[i].table) for i in todo)
+        missing = [p for p in pairs if p not in table]
+        if missing:
+            raise ValueError(f"{folder / cost_file}: no row for {missing}")
+        one = sum(table[p][0] for p in pairs)
+        ten = sum(table[p][1] for p in pairs)
+        text = why.replace("{cost}", f"≈ {one:.1f} CPU-hours for one run each, "
+                                     f"{ten:.0f} for the paper's 10, {cost_file}")
+        for i in todo:
+            out[i] = replace(out[i], why=text)
+    return out
+
+
 def paper_cells(folder: Path, spec: PaperSpec) -> list[Cell]:
     """Every paper value of the paper's compared tables (see :data:`SPECS`), once: a cell
     (table, algorithm, metric) measured in an earlier file is not taken again, and a cell
@@ -307,7 +353,7 @@ def paper_cells(folder: Path, spec: PaperSpec) -> list[Cell]:
         ident = (c.table, c.algorithm, c.metric, c.column)
         if ident not in seen or (seen[ident].ours is None and c.ours is not None):
             seen[ident] = c
-    return list(seen.values())
+    return _with_cost(folder, list(seen.values()), spec.tables)
 
 
 def read_misses(folder: Path) -> dict[str, dict[str, str]]:
