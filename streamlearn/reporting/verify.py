@@ -273,7 +273,11 @@ def verify_accounts(report: VerifyReport, root: Path, paper: str, label: str) ->
 
     folder = root / paper
     readme, name = folder / "README.md", f"{label}/{paper}/README.md"
-    account = accounts.compute_account(folder, paper)
+    try:
+        account = accounts.compute_account(folder, paper)
+    except (OSError, ValueError) as e:  # an unreadable table or cost table
+        report.errors.append(f"{name}: the account cannot be computed: {e}")
+        return
     line, committed = accounts.account_line(account), accounts.readme_account(readme)
     if committed != line:
         report.differences.append(Difference(name, "line 3, the account line (python -m "

@@ -20,7 +20,7 @@ from streamlearn.reporting.papers.accounts import (
     readme_account,
     write_accounts,
 )
-from streamlearn.reporting.verify import verify_results
+from streamlearn.reporting.verify import VerifyReport, verify_accounts, verify_results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -152,6 +152,10 @@ def test_a_cost_reason_adds_up_the_cost_table_rows_of_the_cells_not_run(
     (toy / "cost.md").write_text(COST.replace("| Base | B |", "| Base | D |"))
     with pytest.raises(ValueError, match="no row for"):
         compute_account(toy)
+    # make verify-results reports it as an error, without a traceback
+    report = VerifyReport()
+    verify_accounts(report, toy.parent, "toy", "results")
+    assert not report.ok and any("no row for" in e for e in report.errors)
 
 
 def test_markdown_readers(tmp_path: Path) -> None:
