@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from streamlearn.datasets.catalogue import get_spec
+from streamlearn.reporting.papers.accounts import COST_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = ROOT / "results/online_bls/table3_baselines_cost"
@@ -88,8 +89,7 @@ def main() -> None:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lines = ["| method | dataset | N | measured CPU ms/sample (prefix: value) | CPU-h per run "
-             "| CPU-h, 10 runs |", "|---|---|---|---|---|---|"]
+    lines = ["| " + " | ".join(COST_COLUMNS) + " |", "|---" * len(COST_COLUMNS) + "|"]
     for r in rows:
         lines.append(f"| {r['method']} | {r['dataset']} | {r['N']:,} | "
                      f"{r['cpu_ms_per_sample_measured']} | {r['cpu_hours_per_run']:.2f} | "

@@ -66,6 +66,10 @@ PREFIX = "**Account (make verify-results checks this line):**"
 #: each paper's misses file, in its results folder
 MISSES = "misses.json"
 CAUSES = ("measured", "asserted")
+#: the cost table's columns (scripts/online_bls_cost.py writes them, :func:`read_cost` reads
+#: them): one home for the names, so a rename on one side cannot break the other
+COST_COLUMNS = ("method", "dataset", "N", "measured CPU ms/sample (prefix: value)",
+                "CPU-h per run", "CPU-h, 10 runs")
 
 
 @dataclass(frozen=True)
@@ -294,8 +298,8 @@ def _is_na(text: str) -> bool:
 
 def read_cost(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
     """A cost table (``scripts/online_bls_cost.py`` writes one): (method, dataset) →
-    (CPU-hours for one run, for the paper's 10), from its columns ``method``, ``dataset``,
-    ``CPU-h per run`` and ``CPU-h, 10 runs``."""
+    (CPU-hours for one run, for the paper's 10), from its columns :data:`COST_COLUMNS`
+    (method, dataset, ..., CPU-h per run, CPU-h for 10 runs)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for line, (_, header) in zip(lines, md_context(lines), strict=True):
@@ -304,8 +308,8 @@ def read_cost(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
             continue
         row = dict(zip(header, cells, strict=False))
         try:
-            out[(row["method"], row["dataset"])] = (float(row["CPU-h per run"]),
-                                                    float(row["CPU-h, 10 runs"]))
+            method, dataset, *_, one, ten = COST_COLUMNS
+            out[(row[method], row[dataset])] = (float(row[one]), float(row[ten]))
         except (KeyError, ValueError) as e:
             raise ValueError(f"{path}: not a cost table ({line!r})") from e
     return out
