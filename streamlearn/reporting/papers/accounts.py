@@ -304,13 +304,13 @@ def read_cost(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
     (method, dataset, ..., CPU-h per run, CPU-h for 10 runs)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out: dict[tuple[str, str], tuple[float, float]] = {}
+    method, dataset, *_, one, ten = COST_COLUMNS
     for line, (_, header) in zip(lines, md_context(lines), strict=True):
         cells = row_cells(line)
         if cells is None or header is None or cells == header or is_rule(cells):
             continue
         row = dict(zip(header, cells, strict=False))
         try:
-            method, dataset, *_, one, ten = COST_COLUMNS
             out[(row[method], row[dataset])] = (float(row[one]), float(row[ten]))
         except (KeyError, ValueError) as e:
             raise ValueError(f"{path}: not a cost table ({line!r})") from e

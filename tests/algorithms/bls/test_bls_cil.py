@@ -120,3 +120,39 @@ def test_same_seed_same_predictions() -> None:
 
 def test_shrink_warmup_runs() -> None:
     check_shrink_warmup_runs(BLSCIL)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cholesky_solver_matches_closed_form_every_step(seed: int) -> None:
+    """``solver="cholesky"`` solves ``K W = S`` afresh: the closed form after every step,
+    and the same ``K`` and pair counts as the paper's recursion."""
+    m, c, n = 25, 3, 50
+    lam, lam1, lam2 = 1.0, 0.2, 0.05
+    A, y = gaussian_rows(seed, n, m, c)
+    solved = fresh(BLSCIL, m, c, lam=lam, lam1=lam1, lam2=lam2, solver="cholesky")
+    recursive = fresh(BLSCIL, m, c, lam=lam, lam1=lam1, lam2=lam2)
+    for k in range(1, n + 1):
+        solved._learn_a(A[k - 1].copy(), int(y[k - 1]))
+        recursive._learn_a(A[k - 1].copy(), int(y[k - 1]))
+        K, _, W = _bls_cil_closed_form(A[:k], y[:k], c, lam, lam1, lam2)
+        assert rel(solved.W_, W) <= 1e-10, k
+        assert rel(solved.K_, K) <= 1e-13, k
+        assert rel(solved.W_, recursive.W_) <= 1e-8, k
+    assert (solved.n_same_, solved.n_diff_) == (recursive.n_same_, recursive.n_diff_)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cholesky_solver_residual_ill_conditioned(seed: int) -> None:
+    learner = BLSCIL(**SMALL, seed=seed, solver="cholesky")
+    _, worst = ill_conditioned_residuals(learner, seed, _own_residual)
+    assert worst <= 1e-12  # backward-stable solve of K ⪰ I, nothing carried (measured ~2e-14)
+
+
+def test_cholesky_solver_indefinite_K_is_a_user_error() -> None:
+    """lam1 > 1/4 can make ``K`` indefinite: a clear error, not a silent wrong W."""
+    m, c = 6, 2
+    learner = fresh(BLSCIL, m, c, lam=1.0, lam1=50.0, solver="cholesky")
+    rng = np.random.default_rng(0)
+    with pytest.raises(UserError, match="not numerically positive definite"):
+        for k in range(20):
+            learner._learn_a(rng.normal(size=m) * 3.0, k % 2)
