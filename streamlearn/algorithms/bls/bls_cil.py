@@ -162,4 +162,5 @@ def _cholesky_solve(K: np.ndarray, S: np.ndarray, step: int) -> np.ndarray:
     except np.linalg.LinAlgError as exc:
         raise UserError(
             f"BLS-CIL (solver='cholesky'): K is not numerically positive definite at "
-            f"sample {step} ({exc}); lam1 > 1/4 can make it indefinite") from exc
+            f"sample {step} ({exc}): lam1 > 1/4 can make it indefinite, and with a tiny "
+            "lam its smallest eigenvalues can fall below the rounding of its accumulation") from exc
