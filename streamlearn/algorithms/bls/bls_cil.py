@@ -127,7 +127,8 @@ class BLSCIL(BLSClassifier):
     def _learn_a(self, a: np.ndarray, y: int) -> None:
         """One BLS-CIL step (Appendix A.3): ``K += H``, explicit ``K⁻¹``, weight update."""
         W = self.W_
-        HW = np.outer(a, a @ W)  # H W in O(mc)
+        solve = self._S is not None  # solver="cholesky": W from K and S, H W not needed
+        HW = None if solve else np.outer(a, a @ W)  # H W in O(mc)
         rank_one_update(self.K_, 1.0, a, a)
         if self.n_seen_ > 0:
             if y == self._prev_y:
@@ -139,8 +140,9 @@ class BLSCIL(BLSClassifier):
             delta = a - self._prev_a
             if lam_k != 0.0:
                 rank_one_update(self.K_, lam_k, delta, delta)
-                HW += lam_k * np.outer(delta, delta @ W)
-        if self._S is not None:
+                if HW is not None:
+                    HW += lam_k * np.outer(delta, delta @ W)
+        if solve:
             self._S[:, y] += a
             W[...] = _cholesky_solve(self.K_, self._S, self.n_seen_ + 1)
         else:

@@ -22,8 +22,8 @@ experiments that explain a miss (those are the *evidence* misses.json points to)
   RI-BLS rows there are its own baselines, measured whole-stream only on IS
   (``table3_baselines/``), USPS (``table3_baselines_usps/``), Letter
   (``table3_baselines_letter/``), Adult (``table3_baselines_adult/``) and Shuttle
-  (``table3_baselines_shuttle/``), and I-BLS alone on MNIST (``table3_baselines_mnist/``),
-  so BLS-CIL and RI-BLS on MNIST are *not run*),
+  (``table3_baselines_shuttle/``) and MNIST (``table3_baselines_mnist/``); CoverType's
+  are *not run*),
   Tables 4–6 (``drift/``, Ours (Ada.)) and Table 7 (``covtype/``). Only the paper's own
   methods count: HT, ARF and the other drift baselines are numbers the paper cites from
   elsewhere. ``table3_baselines_prefix/`` is
