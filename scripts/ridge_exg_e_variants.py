@@ -132,6 +132,8 @@ def patch(variant: str) -> None:
         global LAM_C
         LAM_C = 2.0 ** float(variant.split("_")[1])
         return
+    if variant == "binarize_uint8":
+        return  # input change in main
     if variant == "swap_split" or variant.startswith(("shrink_all_", "split_")):
         return  # schedule change in main
     if variant == "no_related":
@@ -283,6 +285,11 @@ def main() -> None:
     prepared = proto.prepare(spec.stream, 0, os.environ.get("STREAMLEARN_DATA"))
     Xtr, ytr = prepared.X, prepared.y
     Xte, yte = prepared.extra["X_test"], prepared.extra["y_test"]
+    if variant == "binarize_uint8":
+        # [16]'s demo divides the stored uint8 pixels by 255 in uint8 arithmetic,
+        # double(train_x/255), which rounds each pixel to 0 (< 128) or 1 (>= 128)
+        Xtr = (np.rint(Xtr * 255.0) >= 128.0).astype(np.float64)
+        Xte = (np.rint(Xte * 255.0) >= 128.0).astype(np.float64)
     schedule = proto.schedule()
     # memory: keep only the z-scored training inputs; the generator gets a placeholder
     Xb_cache = ng.row_zscore(Xtr)
