@@ -5,7 +5,7 @@ Exg-E (eqs. 26, 30, 22, 32a, 32b, 31, 33) is run in Gram space, so that one pass
 data serves every lambda:  C^T C = H^T H - (A^T H)^T D - D^T (A^T H) + D^T (A^T A) D.
 D-Rdg = solve(A^T A + lam I, A^T Y) on the same Gram.
 
-Written for issue 26 (the cause of Exg-E's steeper fall after u3); its output for 21
+Written for issue 26 (the cause of Exg-E's steeper fall after u3); its output for 23
 variants is committed in results/ridge_bls/exg_e_variants/ (results.jsonl.xz, summary.txt).
 
 usage: python scripts/ridge_exg_e_variants.py VARIANT SEED [SEED ...]
@@ -38,6 +38,11 @@ LAMS = {"l3": 2.0**-20, "l4": 2.0**-16, "l5": 2.0**-13, "l6": 2.0**-10, "l7": 2.
 CFG = str(ROOT / "configs/ridge_bls/exg_e_seeds.yaml")
 BIAS = ng.BIAS
 LAM_C: float | None = None  # variant lamc_<x>: a fixed ridge 2^x in (32a) for every lambda
+# variants two_steps / two_steps_rev: each update is applied as Algorithm 1's two UPDATE
+# rows, the new window with its own enhancement nodes (row 30) and the additional
+# enhancement nodes (row 18), one after the other ("rev": the additional nodes first);
+# the exact ridge solutions (D-Rdg) do not depend on it
+TWO_STEPS: str | None = None
 
 # ----------------------------------------------------------------------------- variants
 _orig_new_enh = ng.BLSNodeGenerator._new_enhancement
@@ -134,6 +139,10 @@ def patch(variant: str) -> None:
         return
     if variant == "binarize_uint8":
         return  # input change in main
+    if variant in ("two_steps", "two_steps_rev"):
+        global TWO_STEPS
+        TWO_STEPS = variant
+        return
     if variant == "swap_split" or variant.startswith(("shrink_all_", "split_")):
         return  # schedule change in main
     if variant == "no_related":
@@ -178,8 +187,18 @@ def run(variant: str, seed: int, Xtr, ytr, Xte, yte, schedule) -> dict:
     for u in range(schedule.updates + 1):
         H = gen.next_block(Xtr)
         q = H.shape[1]
+        Ht = tnodes.block(u)
+        # the update's sub-blocks for Exg-E: one block, or Algorithm 1's two UPDATE rows
+        cuts = [q]
+        if u and TWO_STEPS:
+            q1 = schedule.update_windows * schedule.window_nodes + schedule.update_enhancement
+            if TWO_STEPS == "two_steps_rev":  # the additional group's columns first
+                perm = np.r_[q1:q, 0:q1]
+                H, Ht = H[:, perm], Ht[:, perm]
+                q1 = q - q1
+            cuts = [q1, q]
         A[:, k:k + q] = H
-        At[:, k:k + q] = tnodes.block(u)
+        At[:, k:k + q] = Ht
         Hc = A[:, k:k + q]
         AtH = A[:, :k].T @ Hc if k else None
         HtH = Hc.T @ Hc
@@ -200,21 +219,26 @@ def run(variant: str, seed: int, Xtr, ytr, Xte, yte, schedule) -> dict:
                 out[name]["Dnorm"].append(None)
                 out[name]["schur_gap"].append(None)
             else:
-                F = s["F"]
-                D = F @ (F.T @ AtH)
-                CtC = HtH - AtH.T @ D - D.T @ AtH + D.T @ (K[:k, :k] @ D)
-                CtC = 0.5 * (CtC + CtC.T)
-                M = CtC.copy()
-                M[np.diag_indices(q)] += lam if LAM_C is None else LAM_C
-                Gf = ichol(M)
-                T = -(D @ Gf)
-                b = T.T @ AtY[:k] + Gf.T @ AtY[k:k1]
-                W = np.vstack([s["W"] + T @ b, Gf @ b])
-                Fn = np.zeros((k1, k1))
-                Fn[:k, :k] = F
-                Fn[:k, k:] = T
-                Fn[k:, k:] = Gf
-                s["F"], s["W"] = Fn, W
+                a = k
+                for cut in cuts:
+                    b_ = k + cut
+                    F = s["F"]
+                    AtHs = K[:a, a:b_]
+                    D = F @ (F.T @ AtHs)
+                    CtC = K[a:b_, a:b_] - AtHs.T @ D - D.T @ AtHs + D.T @ (K[:a, :a] @ D)
+                    CtC = 0.5 * (CtC + CtC.T)
+                    M = CtC.copy()
+                    M[np.diag_indices(b_ - a)] += lam if LAM_C is None else LAM_C
+                    Gf = ichol(M)
+                    T = -(D @ Gf)
+                    b = T.T @ AtY[:a] + Gf.T @ AtY[a:b_]
+                    W = np.vstack([s["W"] + T @ b, Gf @ b])
+                    Fn = np.zeros((b_, b_))
+                    Fn[:a, :a] = F
+                    Fn[:a, a:] = T
+                    Fn[a:, a:] = Gf
+                    s["F"], s["W"] = Fn, W
+                    a = b_
                 # diagnostics: ||D||_F, and lam*||D^T D||_2 / lambda_min(CtC + lam I)
                 DtD = D.T @ D
                 ev = np.linalg.eigvalsh(M)
