@@ -20,7 +20,8 @@ Each paper's README opens with its account line (cells within tolerance, outside
 measured or an asserted cause, not run; :mod:`streamlearn.reporting.papers.accounts`):
 :func:`verify_accounts` recomputes it from the committed tables and misses.json and reports
 a README line that differs, or a misses.json key that names no cell outside tolerance, as
-a difference.
+a difference; :func:`verify_readme_numbers` traces each number of the README's tables to a
+committed output (:mod:`streamlearn.reporting.readme_numbers`).
 """
 
 from __future__ import annotations
@@ -298,6 +299,26 @@ def verify_accounts(report: VerifyReport, root: Path, paper: str, label: str) ->
                                                  "heading", entry.get("where")))
 
 
+def verify_readme_numbers(report: VerifyReport, root: Path, paper: str, label: str) -> None:
+    """Each number of the tables of ``root/paper/README.md`` traced to a committed output
+    (:mod:`streamlearn.reporting.readme_numbers`); an untraced one, or a stale entry of
+    its readme_derived.json, is a difference."""
+    from streamlearn.reporting import readme_numbers
+
+    name = f"{label}/{paper}/README.md"
+    try:
+        untraced = readme_numbers.untraced_numbers(root / paper,
+                                                   root.parent / "benchmarks" / "out")
+    except (OSError, ValueError) as e:  # an unreadable README or allow-list
+        report.errors.append(f"{name}: its table numbers cannot be traced: {e}")
+        return
+    for u in untraced:
+        file = name if u.line else f"{label}/{paper}/{readme_numbers.DERIVED}"
+        report.differences.append(Difference(file, u.describe()))
+    if not untraced:
+        report.identical.append(f"{name} (table numbers traced)")
+
+
 def verify_results(root: Path, work: Path, folders: list[str] | None = None,
                    progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Regenerate, in the scratch folder ``work``, every summary of the experiment
@@ -340,6 +361,7 @@ def verify_results(root: Path, work: Path, folders: list[str] | None = None,
     for paper in SPECS:
         if (root / paper / "README.md").is_file():
             verify_accounts(report, root, paper, label)
+            verify_readme_numbers(report, root, paper, label)
     return report
 
 
