@@ -178,10 +178,8 @@ def untraced_numbers(paper_dir: Path, benchmarks_out: Path | None = None) -> lis
             cache[key] = set().union(*(per_file[f] for f in files))
         return cache[key]
 
-    derived = read_derived(paper_dir / DERIVED)
-    used: set[tuple[str, str]] = set()
-    out = []
-    for line, row, number in table_numbers("\n".join(lines)):
+    def sources(line: int) -> list[Path]:
+        """The outputs the table row on ``line`` may quote (one lookup per row)."""
         files: list[Path] = []
         for up in range(3):
             text = section_of(lines, line - 1, up)
@@ -194,6 +192,16 @@ def untraced_numbers(paper_dir: Path, benchmarks_out: Path | None = None) -> lis
         if benchmarks_out is not None:
             files = files + [f for n in sorted(set(_BENCH_FILE.findall(text)))
                              if (f := benchmarks_out / n).is_file()]
+        return files
+
+    derived = read_derived(paper_dir / DERIVED)
+    used: set[tuple[str, str]] = set()
+    out = []
+    row_files: dict[int, list[Path]] = {}
+    for line, row, number in table_numbers("\n".join(lines)):
+        if line not in row_files:
+            row_files[line] = sources(line)
+        files = row_files[line]
         if number in numbers(files):
             continue
         if number in derived.get(row, []):
