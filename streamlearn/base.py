@@ -99,7 +99,9 @@ class Learner(Base):
     Subclasses set ``task`` and implement ``reset``, ``predict_one`` and ``learn_one``.
     They may also implement ``predict_learn_many(X, y) -> y_pred``, which must run the
     strict per-sample test-then-train loop (usually in one numba call) and give exactly
-    the predictions of the ``predict_one``/``learn_one`` loop.
+    the predictions of the ``predict_one``/``learn_one`` loop (the conformance suite tests
+    the library's learners; a user's class is checked on each run's first rows,
+    :mod:`streamlearn.protocols.fused_check`).
     """
 
     task: ClassVar[str] = "classification"
@@ -504,8 +506,11 @@ class Protocol(Base):
                 f"{learner_cls.__name__} classifies two classes only, but stream "
                 f"{data.info.get('label')!r} has {data.n_classes} classes.")
 
-    def warm_up(self, learner: Learner, data: PreparedData) -> None:
-        """Compile or load the learner's kernels on a throwaway clone (not recorded)."""
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
+        """Compile or load the learner's kernels on a throwaway clone (not recorded); with
+        ``fused`` (the run may use ``predict_learn_many``) a protocol that runs the fused
+        path also checks a user's learner's fused path against its loop there
+        (:mod:`streamlearn.protocols.fused_check`)."""
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         raise NotImplementedError

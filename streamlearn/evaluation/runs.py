@@ -297,7 +297,7 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     learner = _construct(cls, spec.algorithm, spec.seed)
     record["learner"] = str(repr(learner))
     protocol.check_data(type(learner), prepared)
-    protocol.warm_up(learner, prepared)
+    protocol.warm_up(learner, prepared, fused=ctx.fused)
     peak_reset = _reset_peak_rss()
     cpu0 = time.process_time()
     result = protocol.run(learner, prepared, ctx)

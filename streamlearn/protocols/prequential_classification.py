@@ -37,6 +37,7 @@ from streamlearn.errors import UserError
 from streamlearn.params import OfType
 from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
 from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
+from streamlearn.protocols.fused_check import check_fused_matches_loop, is_library_learner
 from streamlearn.protocols.holdout import holdout_block, parse_holdout, run_with_holdout
 from streamlearn.protocols.holdout import min_samples as holdout_min_samples
 from streamlearn.protocols.preparation import prepare_stream
@@ -101,18 +102,29 @@ class PrequentialProtocol(Protocol):
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         return prepare_stream(stream_cfg, seed, data_dir)
 
-    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
         """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed
         run measures the learner and not the compiler: the learner's own
         :meth:`~streamlearn.base.Learner.warm_up` on the first 256 samples (it reaches
         paths such as a full budget), then the first two samples through the runner.
-        Both see read-only views of the data, as the run does."""
-        learner.warm_up(read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS]))
+        Both see read-only views of the data, as the run does. When the run will use a
+        user's ``predict_learn_many`` (``fused``, the plain test-then-train run), that
+        path is checked against the loop on the same 256 samples
+        (:func:`~streamlearn.protocols.fused_check.check_fused_matches_loop`)."""
+        X, y = read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
+        learner.warm_up(X, y)
         clone = learner.clone()
         clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
         k = min(2, data.X.shape[0])
         run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1),  # type: ignore[arg-type]
                         n_classes=data.n_classes)
+        if fused and self._runs_fused and not is_library_learner(learner):
+            check_fused_matches_loop(learner, X, y, n_classes=data.n_classes)
+
+    @property
+    def _runs_fused(self) -> bool:
+        """Whether this protocol's run may call ``predict_learn_many``."""
+        return True
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         n = data.X.shape[0]
@@ -235,8 +247,14 @@ class PrequentialClassification(PrequentialProtocol):
                            stream_cfg.label)  # raises for a bad column or value
         return data
 
-    def warm_up(self, learner: Learner, data: PreparedData) -> None:
-        super().warm_up(learner, data)
+    @property
+    def _runs_fused(self) -> bool:
+        # the plain run and the hold-out's test-then-train segments call
+        # predict_learn_many; delayed labels and prequential validation run the loop
+        return self._validation is None and (self._delay is None or self._delay.is_plain)
+
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
+        super().warm_up(learner, data, fused=fused)
         if not self._plain:  # the methods' per-sample path compiles predict_one/learn_one
             clone = learner.clone()
             clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]

@@ -42,6 +42,7 @@ from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
 from streamlearn.metrics.regression import streamed_key
 from streamlearn.metrics.regret import lag_windows
 from streamlearn.params import Interval
+from streamlearn.protocols.fused_check import check_fused_matches_loop, is_library_learner
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import (
     WARM_UP_ROWS,
@@ -208,13 +209,16 @@ class PrequentialRegression(PrequentialProtocol):
     def _window(self, learner: Learner) -> int:
         return int(getattr(learner, "n_lags", self._lags))
 
-    def warm_up(self, learner: Learner, data: PreparedData) -> None:
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
         X = self._inputs(learner, data)
-        learner.warm_up(read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS]))
+        Xw, yw = read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
+        learner.warm_up(Xw, yw)
         clone = learner.clone()
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
         k = min(2, X.shape[0])
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
+        if fused and not is_library_learner(learner):
+            check_fused_matches_loop(learner, Xw, yw)
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         on_series = "series" in data.extra
