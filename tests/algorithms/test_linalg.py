@@ -6,6 +6,8 @@ factor of the Ridge-BLS learners and its failure."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -88,6 +90,18 @@ def test_explicit_inverse(impl: str) -> None:
     np.testing.assert_allclose(explicit_inverse(M, impl) @ M, np.eye(30), atol=1e-12)
     with pytest.raises(UserError, match="singular"):
         explicit_inverse(np.zeros((3, 3)), impl)
+
+
+@pytest.mark.parametrize("impl", ["numpy", "getri"])
+def test_explicit_inverse_of_an_ill_conditioned_matrix_does_not_warn(impl: str) -> None:
+    """rcond ~1e-20 (RI-BLS on raw MNIST pixels, every step): SciPy's getri warns each
+    time, 70,000 warnings a run; the baselines are kept to show that ill-conditioning."""
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.normal(size=(40, 40)))
+    M = (Q * np.logspace(10, -10, 40)) @ Q.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explicit_inverse(M, impl)
 
 
 def test_ichol_and_its_failure():
