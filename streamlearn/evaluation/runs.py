@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import json
 import os
 import threading
@@ -56,6 +57,9 @@ class RunSpec:
     fused: bool = True
     protocol_params: tuple[tuple[str, Any], ...] = ()
     data_sha256: str | None = None  # a file stream's content: a changed file is a new run
+    #: a user's learner's source file (``module:Class`` outside installed packages): an
+    #: edited learner is a new run, so a resumed experiment never mixes two versions
+    code_sha256: str | None = None
     window: int | None = None  # evaluation.window: also windowed metrics
     fading: float | None = None  # evaluation.fading: also faded metrics
     #: the copy of a prequential validation (``validation`` protocol parameter) this run
@@ -76,6 +80,8 @@ class RunSpec:
             extra["protocol_params"] = dict(self.protocol_params)
         if self.data_sha256:
             extra["data_sha256"] = self.data_sha256
+        if self.code_sha256:
+            extra["code_sha256"] = self.code_sha256
         for key in ("window", "fading", "fold"):  # only when set, as above
             if getattr(self, key) is not None:
                 extra[key] = getattr(self, key)
@@ -98,21 +104,44 @@ class RunSpec:
         return components.get_protocol(self.protocol)(**dict(self.protocol_params))
 
 
+def user_code_sha256(name: str) -> str | None:
+    """SHA-256 of the source file of the learner class a dotted path ``module:Class``
+    names, when that file is the user's own (not inside an installed package, whose
+    version the record already holds); ``None`` for registered names and installed code.
+    Only the class's own module is hashed: an edited helper module it imports is not
+    seen."""
+    if ":" not in name:
+        return None
+    cls = components.get_algorithm(name)
+    try:
+        path = inspect.getsourcefile(getattr(cls, "target", cls))
+    except TypeError:  # a built-in or C class
+        return None
+    if path is None or not os.path.isfile(path):
+        return None
+    if {"site-packages", "dist-packages"} & set(Path(path).resolve().parts):
+        return None
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def plan_runs(cfg: ExperimentConfig,
               data_digests: dict[str, str] | None = None) -> list[RunSpec]:
     """All runs of a config, grouped by (stream, seed) so a stream is built once.
     ``data_digests``: stream label → SHA-256 of its file (file streams), part of each
-    run's identity. Under a prequential validation over ``k`` learner copies
+    run's identity, as is the SHA-256 of a user's learner's source file
+    (:func:`user_code_sha256`). Under a prequential validation over ``k`` learner copies
     (:meth:`~streamlearn.base.Protocol.fold_count`) each (stream, algorithm, seed) is ``k``
     runs, one per copy (``fold``), so parallelism, resume and the backends handle folds
     as any other run."""
     digests = data_digests or {}
+    code = {a.name: user_code_sha256(a.name) for a in cfg.algorithms}
     protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
     k = protocol.fold_count()
     folds: tuple[int | None, ...] = (None,) if k is None else tuple(range(k))
     return [
         RunSpec(
             data_sha256=digests.get(s.label),
+            code_sha256=code[a.name],
             experiment=cfg.name,
             protocol=cfg.protocol,
             protocol_params=tuple(sorted(cfg.protocol_params.items())),
