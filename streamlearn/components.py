@@ -30,6 +30,7 @@ them to the registry, and a plugin that fails to import is named when it is look
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import os
@@ -246,6 +247,12 @@ class _Wrapped(Learner):
         self.params_ = dict(params)
         self._check_target(self.params_)
 
+    def _new_target(self) -> Any:
+        """A new instance of the wrapped class, built from a deep copy of the parameters:
+        a class that changes a list or dict it was given cannot change the next build,
+        the config, or the parameters the run's record shows."""
+        return self.target(**copy.deepcopy(self.params_))
+
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
         """The signature's checks, then the target's own ``__init__`` (its rules are its
@@ -259,7 +266,7 @@ class _Wrapped(Learner):
 
         with SigintWatch() as interrupt:
             try:
-                cls.target(**params)
+                cls.target(**copy.deepcopy(params))  # the config's values stay as written
             except UserError:
                 raise
             except BaseException as exc:  # SystemExit, its own KeyboardInterrupt: its code
@@ -304,7 +311,7 @@ class _UserLearnerBase(_Wrapped):
     """A plain class with ``predict_one``/``learn_one``; built afresh in ``reset``."""
 
     def reset(self, n_features: int, n_classes: int | None) -> None:
-        self.model_ = self.target(**self.params_)
+        self.model_ = self._new_target()
         reset = getattr(self.model_, "reset", None)
         if callable(reset):
             reset(n_features, n_classes)
@@ -333,7 +340,7 @@ class _UserLearnerBase(_Wrapped):
         :meth:`streamlearn.base.Learner.warm_up`): e.g. to compile its numba kernels
         before the timed run."""
         if callable(getattr(self.target, "warm_up", None)):
-            self.target(**self.params_).warm_up(X, y)
+            self._new_target().warm_up(X, y)
 
     def model_bytes(self) -> int:
         model = getattr(self, "model_", None)
@@ -395,7 +402,7 @@ class _RiverClassifierBase(_Wrapped, RiverClassifier):
     models get one-vs-rest on multi-class streams)."""
 
     def _make_model(self, n_features: int, n_classes: int) -> Any:
-        model = self.target(**self.params_)
+        model = self._new_target()
         # an instance attribute read by RiverClassifier.reset, shadowing the class default
         self.binary_only = not getattr(model, "_multiclass", True)  # type: ignore[misc]
         return model
@@ -405,7 +412,7 @@ class _RiverRegressorBase(_Wrapped, Regressor):
     """Any River regressor by dotted path (dict features, float targets)."""
 
     def reset(self, n_features: int, n_classes: int | None) -> None:
-        self.model_ = self.target(**self.params_)
+        self.model_ = self._new_target()
         self.keys_ = list(range(int(n_features)))
 
     def predict_one(self, x: np.ndarray) -> float:

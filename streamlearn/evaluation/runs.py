@@ -13,6 +13,7 @@ algorithm sees exactly the same stream for a given (stream, seed).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import inspect
 import json
@@ -172,7 +173,9 @@ def build_learner(acfg: AlgorithmConfig, seed: int) -> Learner:
 
 
 def _construct(cls: type[Learner], acfg: AlgorithmConfig, seed: int) -> Learner:
-    params = dict(acfg.params)
+    # a deep copy: a learner that changes a list or dict parameter in place must not
+    # change the config, the next run's learner or the parameters its record shows
+    params = copy.deepcopy(dict(acfg.params))
     if "seed" in cls._param_names() and "seed" not in params:
         params["seed"] = derive_seeds(seed)["learner"]
     return cls(**params)
