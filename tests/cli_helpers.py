@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import os
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from streamlearn import components
 from streamlearn.cli.app import main
 
 
@@ -76,3 +82,29 @@ def run_cli_captured(args: list[str]) -> tuple[int, str]:
     finally:
         sys.argv = old
     return code, buf.getvalue()
+
+
+def forget_module(name: str) -> None:
+    """Drop a user's module ``name`` from this process (imports and resolved classes), so
+    that the next resolution reads its file again."""
+    sys.modules.pop(name, None)
+    for key in [k for k in components._resolved if name in k[1]]:
+        del components._resolved[key]
+    importlib.invalidate_caches()
+
+
+@contextlib.contextmanager
+def user_module(directory: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+                source: str) -> Iterator[Path]:
+    """``directory`` holding a user's module ``name.py`` with ``source``, made the working
+    directory, importable from there (as ``streamlearn`` resolves ``name:Class``) and from
+    worker processes (``PYTHONPATH``); the module is forgotten afterwards."""
+    (directory / f"{name}.py").write_text(source)
+    monkeypatch.chdir(directory)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(directory))])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(directory), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
+    try:
+        yield directory
+    finally:
+        forget_module(name)

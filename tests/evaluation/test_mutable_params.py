@@ -8,15 +8,12 @@ never found them complete; exit 0)."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from streamlearn import components
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, user_module
 from tests.evaluation.test_misbehaving_learners import _fresh_workers
 
 LEARNERS = '''
@@ -51,11 +48,6 @@ class Copies(Appends):
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "mutating_learners.py").write_text(LEARNERS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(  # for --jobs 2's worker processes
-        [str(tmp_path), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
     params = {"sizes": [1], "table": {"builds": 0}}
     cfg = {"name": "mutating", "repeats": 3,
            "streams": [{"name": "sea", "label": "SEA", "max_samples": 300}],
@@ -65,10 +57,8 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                            "params": params}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    yield tmp_path
-    sys.modules.pop("mutating_learners", None)
-    for key in [k for k in components._resolved if "mutating_learners" in k[1]]:
-        del components._resolved[key]
+    with user_module(tmp_path, monkeypatch, "mutating_learners", LEARNERS) as directory:
+        yield directory
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -5,17 +5,14 @@ module and running again reused the records of the old code beside new ones, exi
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from streamlearn import components
 from streamlearn.evaluation.runs import user_code_sha256
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import forget_module, run_cli, user_module
 
 LEARNER = '''
 import numpy as np
@@ -37,26 +34,16 @@ class Majority:
 '''
 
 
-def _forget_module() -> None:
-    sys.modules.pop("edited_learners", None)
-    for key in [k for k in components._resolved if "edited_learners" in k[1]]:
-        del components._resolved[key]
-    importlib.invalidate_caches()
-
-
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "edited_learners.py").write_text(LEARNER)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     cfg = {"name": "edited", "repeats": 2,
            "streams": [{"name": "sea", "label": "SEA", "max_samples": 300}],
            "algorithms": [{"name": "edited_learners:Majority", "label": "Mine"},
                           {"name": "perceptron", "label": "Perceptron"}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    yield tmp_path
-    _forget_module()
+    with user_module(tmp_path, monkeypatch, "edited_learners", LEARNER) as directory:
+        yield directory
 
 
 def _records(out: Path) -> dict[str, dict]:
@@ -76,7 +63,7 @@ def test_an_edited_learner_is_recomputed_and_the_others_are_reused(work, capsys)
 
     # the user changes the learner: its two runs are computed again, with the new code
     (work / "edited_learners.py").write_text(LEARNER.replace("FLIP = False", "FLIP = True"))
-    _forget_module()
+    forget_module("edited_learners")
     rc, text = run_cli(["run", "cfg.yaml", "--quiet"], capsys)
     assert rc == 0, text
     assert "2 run(s) computed, 2 already complete" in " ".join(text.split())

@@ -6,14 +6,12 @@ sigma row one run short, after the cause was fixed)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from streamlearn import components
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, user_module
 
 FLAKY = '''
 import os
@@ -41,19 +39,14 @@ class Flaky:
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "flaky_learners.py").write_text(FLAKY)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     cfg = {"name": "flaky", "repeats": 2,
            "streams": [{"name": "sea", "label": "SEA", "max_samples": 300}],
            "algorithms": [{"name": "flaky_learners:Flaky", "label": "Flaky"},
                           {"name": "perceptron", "label": "Perceptron"}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    yield tmp_path
-    sys.modules.pop("flaky_learners", None)
-    for key in [k for k in components._resolved if "flaky_learners" in k[1]]:
-        del components._resolved[key]
+    with user_module(tmp_path, monkeypatch, "flaky_learners", FLAKY) as directory:
+        yield directory
 
 
 def _status(out: Path) -> dict[str, str]:

@@ -5,8 +5,6 @@ fused path's numbers, which are not the protocol's."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ from streamlearn.protocols.fused_check import (
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from streamlearn.protocols.prequential_loop import PredictionError
 from streamlearn.protocols.prequential_regression import PrequentialRegression
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, user_module
 
 MODULE = '''
 import numpy as np
@@ -100,16 +98,8 @@ class MeanRegressor:
 
 @pytest.fixture
 def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    (tmp_path / "fusedmod.py").write_text(MODULE)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(tmp_path), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
-    sys.path.insert(0, str(tmp_path))
-    yield tmp_path
-    sys.path.remove(str(tmp_path))
-    sys.modules.pop("fusedmod", None)
-    for key in [k for k in components._resolved if "fusedmod" in k[1]]:
-        del components._resolved[key]
+    with user_module(tmp_path, monkeypatch, "fusedmod", MODULE) as directory:
+        yield directory
 
 
 def _learner(name: str, **params):
