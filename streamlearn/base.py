@@ -101,7 +101,7 @@ class Learner(Base):
     strict per-sample test-then-train loop (usually in one numba call) and give exactly
     the predictions of the ``predict_one``/``learn_one`` loop (the conformance suite tests
     the library's learners; a user's class is checked on each run's first rows,
-    :mod:`streamlearn.protocols.fused_check`).
+    :mod:`streamlearn.protocols.user_learner_checks`).
     """
 
     task: ClassVar[str] = "classification"
@@ -509,8 +509,9 @@ class Protocol(Base):
     def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
         """Compile or load the learner's kernels on a throwaway clone (not recorded); with
         ``fused`` (the run may use ``predict_learn_many``) a protocol that runs the fused
-        path also checks a user's learner's fused path against its loop there
-        (:mod:`streamlearn.protocols.fused_check`)."""
+        path also checks a user's learner's fused path against its loop there, and every
+        prequential protocol checks that a user's learner is reproducible
+        (:mod:`streamlearn.protocols.user_learner_checks`)."""
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         raise NotImplementedError

@@ -21,6 +21,11 @@ import numpy as np
 from streamlearn.base import Learner, has_predict_learn_many
 from streamlearn.checks.common import Check, described_as, n_differ
 from streamlearn.protocols.prequential_loop import PredictionError, checked_predictions
+from streamlearn.protocols.user_learner_checks import (
+    CHECK_ROWS,
+    CHECK_SEED,
+    global_generators_seeded,
+)
 
 
 def _blobs(n: int, d: int, c: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -113,13 +118,19 @@ def check_learns(cls: type, params: dict[str, Any]) -> None:
 @described_as("two learners built with the same parameters (and seed) make the same "
               "predictions")
 def check_seeded_reproducible(cls: type, params: dict[str, Any]) -> None:
-    X, y, c = check_stream(cls)
-    a = _loop(_make(cls, params, X.shape[1], c), X, y)
-    b = _loop(_make(cls, params, X.shape[1], c), X, y)
+    # as a run checks it (streamlearn.protocols.user_learner_checks): global generators
+    # seeded alike for both, and a prime number of samples, so state the first learner
+    # leaves in a class attribute (a counter, a list) shifts the second by no short period
+    X, y, c = check_stream(cls, n=CHECK_ROWS)
+    with global_generators_seeded(CHECK_SEED):
+        a = _loop(_make(cls, params, X.shape[1], c), X, y)
+    with global_generators_seeded(CHECK_SEED):
+        b = _loop(_make(cls, params, X.shape[1], c), X, y)
     n = n_differ(a, b)
     assert n == 0, (f"two learners built with the same parameters (and seed) predict "
-                    f"differently on {n} of {a.size} samples; draw every random number "
-                    f"from a generator seeded by the learner's parameters")
+                    f"differently on {n} of {a.size} samples; keep all state on the "
+                    f"instance (not in class attributes or module globals) and draw every "
+                    f"random number from a generator seeded by the learner's parameters")
 
 
 @described_as("predict_one/learn_one (and predict_learn_many) leave x and y unchanged")

@@ -35,6 +35,7 @@ from streamlearn.evaluation import records
 from streamlearn.evaluation.failures import SigintWatch, describe_failure
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.protocols.preparation import derive_seeds
+from streamlearn.protocols.user_learner_checks import global_generators_seeded
 
 # --------------------------------------------------------------------------------------
 # Run specifications
@@ -326,14 +327,16 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
                  ) -> tuple[dict[str, Any], dict[str, np.ndarray] | None]:
     """The part of a run that executes the learner's code: the record's result fields and
     the arrays to save. Sets ``record["learner"]`` as soon as it is known."""
-    learner = _construct(cls, spec.algorithm, spec.seed)
+    with global_generators_seeded(_global_seed(spec.seed, "build")):
+        learner = _construct(cls, spec.algorithm, spec.seed)
     record["learner"] = str(repr(learner))
     protocol.check_data(type(learner), prepared)
     protocol.warm_up(learner, prepared, fused=ctx.fused)
     peak_reset = _reset_peak_rss()
-    cpu0 = time.process_time()
-    result = protocol.run(learner, prepared, ctx)
-    cpu_seconds = time.process_time() - cpu0
+    with global_generators_seeded(_global_seed(spec.seed, "run")):
+        cpu0 = time.process_time()
+        result = protocol.run(learner, prepared, ctx)
+        cpu_seconds = time.process_time() - cpu0
     if isinstance(record.get("machine"), dict):  # how loaded the machine was while timed
         record["machine"]["load_average"] = _load_average()
     fields: dict[str, Any] = dict(
@@ -357,11 +360,23 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
     if peak_reset:  # this run's own high-water mark (the process's, reset at its start)
         fields["memory"]["run_peak_rss_bytes"] = _status_bytes("VmHWM")
     if spec.memory_profile:
-        fresh = _construct(cls, spec.algorithm, spec.seed)
-        fields["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
+        with global_generators_seeded(_global_seed(spec.seed, "build")):
+            fresh = _construct(cls, spec.algorithm, spec.seed)
+        with global_generators_seeded(_global_seed(spec.seed, "run")):
+            fields["memory"]["peak_traced_bytes"] = protocol.memory_pass(fresh, prepared, ctx)
     fields["learner_counters"] = learner_counters(learner)
     arrays = dict(result.arrays) if spec.save_predictions and result.arrays else None
     return fields, arrays
+
+
+def _global_seed(seed: int, stage: str) -> int:
+    """The seed of Python's and NumPy's global generators while a run builds its learner
+    (``stage="build"``) and while it is timed (``"run"``): derived from the run's seed, so a
+    learner that draws from them (no generator of its own) gets the same numbers in any
+    process, after any other run, with or without the warm-up's draws before it."""
+    stages = {"build": 0, "run": 1}
+    state = np.random.SeedSequence([derive_seeds(seed)["learner"], stages[stage]])
+    return int(state.generate_state(1, dtype=np.uint32)[0])
 
 
 def learner_counters(learner: Any) -> dict[str, int | float]:

@@ -37,7 +37,6 @@ from streamlearn.errors import UserError
 from streamlearn.params import OfType
 from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
 from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
-from streamlearn.protocols.fused_check import check_fused_matches_loop, is_library_learner
 from streamlearn.protocols.holdout import holdout_block, parse_holdout, run_with_holdout
 from streamlearn.protocols.holdout import min_samples as holdout_min_samples
 from streamlearn.protocols.preparation import prepare_stream
@@ -49,6 +48,7 @@ from streamlearn.protocols.prequential_loop import (
 )
 from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
 from streamlearn.protocols.subset_scoring import score_subset
+from streamlearn.protocols.user_learner_checks import check_user_learner, is_library_learner
 from streamlearn.protocols.validation import fold_schedule, parse_validation
 from streamlearn.registry import register_protocol
 
@@ -107,10 +107,10 @@ class PrequentialProtocol(Protocol):
         run measures the learner and not the compiler: the learner's own
         :meth:`~streamlearn.base.Learner.warm_up` on the first 256 samples (it reaches
         paths such as a full budget), then the first two samples through the runner.
-        Both see read-only views of the data, as the run does. When the run will use a
-        user's ``predict_learn_many`` (``fused``, the plain test-then-train run), that
-        path is checked against the loop on the same 256 samples
-        (:func:`~streamlearn.protocols.fused_check.check_fused_matches_loop`)."""
+        Both see read-only views of the data, as the run does. A user's learner is then
+        checked on the same rows (:mod:`~streamlearn.protocols.user_learner_checks`): it
+        must be reproducible and, when the run will use its ``predict_learn_many``
+        (``fused``, the plain test-then-train run), its fused path must be its loop."""
         X, y = read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
         learner.warm_up(X, y)
         clone = learner.clone()
@@ -118,8 +118,9 @@ class PrequentialProtocol(Protocol):
         k = min(2, data.X.shape[0])
         run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1),  # type: ignore[arg-type]
                         n_classes=data.n_classes)
-        if fused and self._runs_fused and not is_library_learner(learner):
-            check_fused_matches_loop(learner, X, y, n_classes=data.n_classes)
+        if not is_library_learner(learner):
+            check_user_learner(learner, X, y, n_classes=data.n_classes,
+                               fused=fused and self._runs_fused)
 
     @property
     def _runs_fused(self) -> bool:

@@ -42,7 +42,6 @@ from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
 from streamlearn.metrics.regression import streamed_key
 from streamlearn.metrics.regret import lag_windows
 from streamlearn.params import Interval
-from streamlearn.protocols.fused_check import check_fused_matches_loop, is_library_learner
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
 from streamlearn.protocols.prequential_classification import (
     WARM_UP_ROWS,
@@ -51,6 +50,7 @@ from streamlearn.protocols.prequential_classification import (
 )
 from streamlearn.protocols.prequential_loop import read_only, run_prequential
 from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
+from streamlearn.protocols.user_learner_checks import check_user_learner, is_library_learner
 from streamlearn.registry import register_protocol
 
 __all__ = ["PrequentialRegression", "PrequentialSeriesRegression"]
@@ -217,8 +217,8 @@ class PrequentialRegression(PrequentialProtocol):
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
         k = min(2, X.shape[0])
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
-        if fused and not is_library_learner(learner):
-            check_fused_matches_loop(learner, Xw, yw)
+        if not is_library_learner(learner):
+            check_user_learner(learner, Xw, yw, fused=fused)
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         on_series = "series" in data.extra

@@ -1,6 +1,8 @@
-"""A user's fused ``predict_learn_many`` that is not the per-sample loop fails its run
-(``streamlearn.protocols.fused_check``): before, such a learner's run exited 0 with the
-fused path's numbers, which are not the protocol's."""
+"""A user's learner that is not reproducible, or whose fused ``predict_learn_many`` is not
+the per-sample loop, fails its run (``streamlearn.protocols.user_learner_checks``): before,
+such a learner's run exited 0 with numbers that are not the protocol's (the fused path's,
+or ones that depend on the runs before it in the process). A learner drawing from the
+global generators gets the same numbers in any process."""
 
 from __future__ import annotations
 
@@ -13,15 +15,16 @@ import yaml
 
 from streamlearn import components
 from streamlearn.base import PreparedData
-from streamlearn.protocols.fused_check import (
-    CHECK_CHUNK,
-    check_fused_matches_loop,
-    is_library_learner,
-)
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from streamlearn.protocols.prequential_loop import PredictionError
 from streamlearn.protocols.prequential_regression import PrequentialRegression
+from streamlearn.protocols.user_learner_checks import (
+    CHECK_CHUNK,
+    check_user_learner,
+    is_library_learner,
+)
 from tests.cli_helpers import run_cli, user_module
+from tests.evaluation.test_misbehaving_learners import _fresh_workers
 
 MODULE = '''
 import numpy as np
@@ -57,7 +60,7 @@ class Majority:
 
 
 class Noisy(Majority):
-    """Not reproducible (unseeded global randomness) in both paths."""
+    """Guesses from NumPy's global generator (no seed of its own), in both paths alike."""
 
     def predict_one(self, x):
         return int(np.random.randint(2))
@@ -66,6 +69,35 @@ class Noisy(Majority):
         for yi in y:
             self.counts[yi] += 1
         return np.random.randint(2, size=len(y))
+
+
+class Unseeded(Majority):
+    """Guesses from a generator that no parameter seeds."""
+
+    def reset(self, n_features, n_classes):
+        super().reset(n_features, n_classes)
+        self.rng = np.random.default_rng()
+
+    def predict_one(self, x):
+        return int(self.rng.integers(2))
+
+
+class Leaky(Majority):
+    """The majority class, or the minority one when a count kept on the class (shared
+    by every instance, a bug) is a multiple of 3."""
+
+    seen = []
+
+    def predict_one(self, x):
+        if len(Leaky.seen) % 3 == 0:
+            return int(np.argmin(self.counts))
+        return int(np.argmax(self.counts))
+
+    def learn_one(self, x, y):
+        Leaky.seen.append(int(y))
+        super().learn_one(x, y)
+
+    predict_learn_many = None
 '''
 
 
@@ -135,23 +167,41 @@ def test_a_fused_path_that_is_not_the_loop_is_refused(user_dir, fault):
     with pytest.raises(PredictionError, match=r"Majority.predict_learn_many predicts "
                        r"differently from Majority's predict_one/learn_one loop on \d+ of "
                        r"the run's first 200 samples .*first at sample (\d+)"):
-        check_fused_matches_loop(_learner("Majority", fault=fault), X, y, n_classes=3)
+        check_user_learner(_learner("Majority", fault=fault), X, y, n_classes=3,
+                           fused=True)
 
 
 def test_the_message_names_the_first_sample_and_both_predictions(user_dir):
     X, y = _blobs()
     with pytest.raises(PredictionError) as err:
-        check_fused_matches_loop(_learner("Majority", fault="per_chunk"), X, y, n_classes=3)
+        check_user_learner(_learner("Majority", fault="per_chunk"), X, y, n_classes=3,
+                           fused=True)
     # the per-chunk fault first shows at the second chunk's first sample, or later
     i = int(str(err.value).split("first at sample ")[1].split(":")[0])
     assert i >= CHECK_CHUNK
     assert "evaluation: {fused: false}" in str(err.value)
 
 
-def test_a_correct_fused_path_and_an_unreproducible_learner_pass(user_dir):
+def test_a_correct_fused_path_and_a_learner_drawing_from_the_global_generator_pass(
+        user_dir):
     X, y = _blobs()
-    check_fused_matches_loop(_learner("Majority"), X, y, n_classes=3)
-    check_fused_matches_loop(_learner("Noisy", fault="none"), X, y, n_classes=3)
+    check_user_learner(_learner("Majority"), X, y, n_classes=3, fused=True)
+    check_user_learner(_learner("Noisy"), X, y, n_classes=3, fused=True)
+
+
+def test_a_learner_with_state_on_its_class_is_refused_naming_the_state(user_dir):
+    X, y = _blobs(300)
+    with pytest.raises(PredictionError, match=r"Leaky is not reproducible: two fresh "
+                       r"copies .* predict differently on \d+ of the run's first 251 "
+                       r"samples.*Between the two it changed Leaky.seen"):
+        check_user_learner(_learner("Leaky"), X, y, n_classes=3)
+
+
+def test_a_learner_with_an_unseeded_generator_is_refused(user_dir):
+    X, y = _blobs()
+    with pytest.raises(PredictionError, match=r"Unseeded is not reproducible.*a generator "
+                       r"no parameter seeds"):
+        check_user_learner(_learner("Unseeded"), X, y, n_classes=3)
 
 
 def test_regression_predictions_agree_to_a_relative_bound():
@@ -176,6 +226,11 @@ def test_only_protocols_that_run_the_fused_path_check_it(user_dir):
         PrequentialClassification(holdout={"every": 100, "size": 20}).warm_up(bad, data)
     PrequentialClassification(delay=5).warm_up(bad, data)
     PrequentialClassification(validation={"method": "cross", "folds": 2}).warm_up(bad, data)
+    # every protocol checks that a user's learner is reproducible
+    for proto in (PrequentialClassification(), PrequentialClassification(delay=5),
+                  PrequentialClassification(validation={"method": "cross", "folds": 2})):
+        with pytest.raises(PredictionError, match="not reproducible"):
+            proto.warm_up(_learner("Unseeded"), data, fused=False)
 
 
 def test_library_learners_are_left_to_the_conformance_suite(user_dir):
@@ -205,3 +260,51 @@ def test_from_the_cli_the_bad_fused_run_fails_and_the_others_are_kept(user_dir, 
     assert rc == 0, text
     recs = _records(user_dir / "out")
     assert recs["Bad"]["metrics"]["oca"] == recs["Good"]["metrics"]["oca"]
+
+
+def test_from_the_cli_a_learner_leaking_state_across_runs_fails_and_the_others_are_kept(
+        user_dir, capsys):
+    cfg = _config(user_dir, [{"name": "fusedmod:Majority", "label": "Good"},
+                             {"name": "fusedmod:Leaky", "label": "Leaky"}])
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1, text
+    recs = _records(user_dir / "out")
+    assert recs["Good"]["status"] == "ok"
+    assert recs["Leaky"]["status"] == "failed"
+    assert "Between the two it changed Leaky.seen" in recs["Leaky"]["error"]
+
+
+@pytest.mark.floatpath
+def test_a_learner_drawing_from_the_global_generator_gets_the_same_numbers_anywhere(
+        user_dir, capsys):
+    """Its numbers depend on the run's seed only: not on the runs before it in the process
+    (the same config twice in one process), nor on --jobs (other processes)."""
+    seeds = [0, 1, 2]
+    cfg = _config(user_dir, [{"name": "fusedmod:Noisy", "label": "Noisy"}])
+    spec = yaml.safe_load(cfg.read_text())
+    spec["seeds"] = seeds
+    spec["streams"][0]["reseed"] = True
+    cfg.write_text(yaml.safe_dump(spec))
+
+    def ocas(*args: str) -> list[float]:
+        rc, text = run_cli(["run", str(cfg), "--quiet", "--force", *args], capsys)
+        assert rc == 0, text
+        recs = {p.stem: json.loads(p.read_text())
+                for p in (user_dir / "out" / "runs").glob("*.json")}
+        return [recs[f"SEA__Noisy__seed{s}"]["metrics"]["oca"] for s in seeds]
+
+    _fresh_workers()  # an idle worker of an earlier test has another working directory
+    first = ocas("--jobs", "1")
+    assert len(set(first)) == len(seeds)  # the seed drives the guesses
+    assert ocas("--jobs", "1") == first
+    assert ocas("--jobs", "2") == first
+
+
+def test_streamlearn_check_refuses_state_on_the_class_too(user_dir, capsys):
+    """`check` judges reproducibility as a run does: a class attribute that two learners
+    share fails it (before, two learners on 120 samples agreed by luck of parity)."""
+    rc, text = run_cli(["check", "fusedmod:Leaky"], capsys)
+    assert rc == 1, text
+    assert "FAIL seeded_reproducible" in " ".join(text.split())
+    rc, text = run_cli(["check", "fusedmod:Noisy"], capsys)
+    assert "PASS seeded_reproducible" in " ".join(text.split()), text

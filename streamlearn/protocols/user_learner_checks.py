@@ -1,0 +1,191 @@
+"""Run-time checks of a user's learner, made before the timed run on the run's own rows.
+
+The library's own learners are held to two promises by the conformance suite
+(:mod:`streamlearn.checks.learners`, every learner, every CI run); a user's class is held
+to them only if the user runs ``streamlearn check``. A learner that breaks one of them gives
+numbers that are not the protocol's while the run exits 0, so each run checks them itself:
+
+1. **Reproducible**: two fresh copies built with the same parameters (and seed) predict
+   the same on the run's first rows, with Python's and NumPy's global generators seeded
+   alike before each pass (:func:`global_generators_seeded`). A learner whose predictions
+   depend on state outside the instance (a class attribute or module global it appends to,
+   an unseeded ``default_rng()``, the clock) would give each run numbers that depend on
+   which runs came before it in the process (so on ``--jobs``) or on nothing at all.
+2. **The fused path is the loop**: the protocol is the per-sample loop (predict ``x_k``,
+   then learn ``(x_k, y_k)``); ``predict_learn_many`` is allowed only as a faster way to
+   compute the same predictions. A fused path that predicts after learning, skips a chunk's
+   last update or keeps state across chunks wrongly is caught by running it in chunks of
+   :data:`CHECK_CHUNK` (so chunk boundaries are crossed) against the loop.
+
+A failure is a :class:`~streamlearn.protocols.prequential_loop.PredictionError` naming the
+first sample that differs (and, for the first check, the class or module attributes the
+learner changed): that run fails, the others are kept, the command exits 1.
+
+What they cannot see: a fault that shows only after the checked rows (e.g. once a budget
+fills), and state leaked across runs whose effect repeats with a period that divides the
+:data:`CHECK_ROWS` learned between the two passes (a prime, so no period below it does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import random
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from streamlearn.base import Learner, has_predict_learn_many
+from streamlearn.protocols.prequential_loop import PredictionError, run_prequential
+
+__all__ = ["CHECK_CHUNK", "CHECK_ROWS", "CHECK_SEED", "REGRESSION_RTOL", "check_user_learner",
+           "global_generators_seeded", "is_library_learner"]
+
+#: chunk size of the fused pass: small and odd, so a short prefix crosses many boundaries
+CHECK_CHUNK = 37
+
+#: rows of each checking pass: the run's first rows. A prime, so state leaked from the first
+#: pass into the second (a counter, a growing list) is shifted by a number no short period
+#: divides
+CHECK_ROWS = 251
+
+#: the seed of the global generators in each checking pass (any fixed value: the passes
+#: are compared with each other, not with the run)
+CHECK_SEED = 20_261_129
+
+#: regression predictions agree when ``|a - b| <= REGRESSION_RTOL * max(1, |a|, |b|)``: a
+#: fused path may sum in another order (a BLAS matrix-vector product against per-sample
+#: dot products), which moves no printed digit; a class label must agree exactly
+REGRESSION_RTOL = 1e-9
+
+
+def is_library_learner(learner: Learner) -> bool:
+    """True for the library's own learners (defined in a ``streamlearn`` module), which the
+    conformance suite tests; False for a user's class, River's and CapyMOA's."""
+    return type(learner).__module__.split(".")[0] == "streamlearn"
+
+
+@contextlib.contextmanager
+def global_generators_seeded(seed: int) -> Iterator[None]:
+    """Seed Python's ``random`` and NumPy's legacy global generator (``np.random.rand``
+    and friends) with ``seed`` for the block, and restore their states after it, so a
+    learner that draws from them (instead of a generator of its own) draws the same
+    numbers whenever its run is repeated, in any process and after any other run."""
+    # the legacy global generator is the one such a learner draws from
+    py_state, np_state = random.getstate(), np.random.get_state()  # noqa: NPY002
+    random.seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002
+    try:
+        yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)  # noqa: NPY002
+
+
+def _disagreements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Indices where two prediction arrays of the same shape disagree."""
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+        return np.flatnonzero(np.abs(a - b) > REGRESSION_RTOL * scale)
+    return np.flatnonzero(a != b)
+
+
+def _outside_state(learner: Learner) -> dict[str, bytes]:
+    """A fingerprint of the data a learner can reach outside its instance: the attributes
+    of its classes (and of the user's class a wrapper holds as ``target``; not those of the
+    library, NumPy or builtins) and the globals of their modules, functions, classes and
+    modules left out."""
+    classes = list(type(learner).__mro__)
+    target = getattr(learner, "target", None)  # a plain user class, wrapped by components
+    if isinstance(target, type):
+        classes += target.__mro__
+    owners: list[tuple[str, dict[str, Any]]] = []
+    for cls in dict.fromkeys(classes):
+        top = cls.__module__.split(".")[0]
+        if top in {"builtins", "streamlearn", "numpy", "abc", "typing"}:
+            continue
+        owners.append((cls.__qualname__, vars(cls)))
+        module = sys.modules.get(cls.__module__)
+        if module is not None:
+            owners.append((cls.__module__, vars(module)))
+    prints: dict[str, bytes] = {}
+    for owner, names in owners:
+        for name, value in list(names.items()):
+            if name.startswith("__") or callable(value) or isinstance(
+                    value, (type, type(sys), property, staticmethod, classmethod)):
+                continue
+            try:
+                prints[f"{owner}.{name}"] = pickle.dumps(value)
+            except Exception:  # an unpicklable value: its repr will do
+                prints[f"{owner}.{name}"] = repr(value).encode()
+    return prints
+
+
+def _loop(learner: Learner, X: np.ndarray, y: np.ndarray, n_classes: int | None,
+          ) -> np.ndarray:
+    with global_generators_seeded(CHECK_SEED):
+        return run_prequential(learner, X, y, chunk_size=X.shape[0], use_many=False,
+                               n_classes=n_classes).y_pred
+
+
+def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
+                       n_classes: int | None = None, fused: bool = False) -> None:
+    """Raise :class:`PredictionError` when ``learner`` (each pass on a fresh reset copy,
+    ``learner.clone()``) is not reproducible over ``(X, y)``, the run's first rows as it
+    will see them (the first :data:`CHECK_ROWS` are used), or, with ``fused`` (the run will
+    call ``predict_learn_many``), when its ``predict_learn_many`` over chunks of
+    :data:`CHECK_CHUNK` predicts them differently from its ``predict_one``/``learn_one``
+    loop."""
+    X, y = X[:CHECK_ROWS], y[:CHECK_ROWS]
+    n = X.shape[0]
+    if n == 0:
+        return
+
+    def fresh() -> Learner:
+        copy = learner.clone()
+        copy.reset(X.shape[1], n_classes)  # type: ignore[attr-defined]
+        return copy
+
+    who = type(learner).__name__
+    first = _loop(fresh(), X, y, n_classes)
+    second = _loop(fresh(), X, y, n_classes)
+    differ = _disagreements(first, second)
+    if differ.size:  # what does a third pass change? (only now: a module may hold a lot)
+        before = _outside_state(learner)
+        _loop(fresh(), X, y, n_classes)
+        after = _outside_state(learner)
+        changed = sorted(k for k in after if before.get(k) != after[k])
+        cause = (f"Between the two it changed {', '.join(changed)}: state shared by every "
+                 f"instance, so each run would start from what the runs before it left. "
+                 if changed else
+                 "It draws random numbers from a generator no parameter seeds (e.g. "
+                 "`np.random.default_rng()`), reads the clock, or keeps state outside "
+                 "the instance. ")
+        i = int(differ[0])
+        raise PredictionError(
+            f"{who} is not reproducible: two fresh copies with the same parameters (and "
+            f"seed) predict differently on {differ.size} of the run's first {n} samples; "
+            f"first at sample {i}: {first[i].item()!r} then {second[i].item()!r}. {cause}"
+            f"This run's numbers would depend on what ran before it in the process, so "
+            f"they are not recorded. Keep all state on the instance (set it in `reset`) "
+            f"and draw random numbers from a generator seeded by a `seed` parameter "
+            f"(the run passes its own); `streamlearn check` runs the same test.")
+    if not fused or not has_predict_learn_many(learner):
+        return
+    with global_generators_seeded(CHECK_SEED):
+        many = run_prequential(fresh(), X, y, chunk_size=CHECK_CHUNK, use_many=True,
+                               n_classes=n_classes).y_pred
+    differ = _disagreements(first, many)
+    if differ.size:
+        i = int(differ[0])
+        raise PredictionError(
+            f"{who}.predict_learn_many predicts differently from {who}'s "
+            f"predict_one/learn_one loop on {differ.size} of the run's first {n} samples "
+            f"(chunks of {CHECK_CHUNK}); first at sample {i}: the loop predicts "
+            f"{first[i].item()!r}, predict_learn_many {many[i].item()!r}. The protocol is "
+            f"the per-sample loop, so this run's numbers would not be the protocol's. Make "
+            f"predict_learn_many give the loop's predictions (`streamlearn check` runs the "
+            f"same test), or set `evaluation: {{fused: false}}` to run the loop.")
