@@ -16,7 +16,7 @@ Conventions (see ../shared/STYLE.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -506,12 +506,15 @@ class Protocol(Base):
                 f"{learner_cls.__name__} classifies two classes only, but stream "
                 f"{data.info.get('label')!r} has {data.n_classes} classes.")
 
-    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True,
+                ) -> Callable[[], None] | None:
         """Compile or load the learner's kernels on a throwaway clone (not recorded); with
         ``fused`` (the run may use ``predict_learn_many``) a protocol that runs the fused
         path also checks a user's learner's fused path against its loop there, and every
         prequential protocol checks that a user's learner is reproducible
-        (:mod:`streamlearn.protocols.user_learner_checks`)."""
+        (:mod:`streamlearn.protocols.user_learner_checks`). Returns a check to call after
+        the timed run (it raises to fail the run), or None."""
+        return None
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         raise NotImplementedError

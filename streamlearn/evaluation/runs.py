@@ -331,12 +331,14 @@ def _run_learner(spec: RunSpec, cls: type[Learner], protocol: Protocol,
         learner = _construct(cls, spec.algorithm, spec.seed)
     record["learner"] = str(repr(learner))
     protocol.check_data(type(learner), prepared)
-    protocol.warm_up(learner, prepared, fused=ctx.fused)
+    after_run = protocol.warm_up(learner, prepared, fused=ctx.fused)
     peak_reset = _reset_peak_rss()
     with global_generators_seeded(_global_seed(spec.seed, "run")):
         cpu0 = time.process_time()
         result = protocol.run(learner, prepared, ctx)
         cpu_seconds = time.process_time() - cpu0
+    if after_run is not None:  # e.g. a user's learner left no state outside itself
+        after_run()
     if isinstance(record.get("machine"), dict):  # how loaded the machine was while timed
         record["machine"]["load_average"] = _load_average()
     fields: dict[str, Any] = dict(

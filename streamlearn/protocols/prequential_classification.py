@@ -19,7 +19,7 @@ test (``holdout``, :mod:`~streamlearn.protocols.holdout`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -102,7 +102,8 @@ class PrequentialProtocol(Protocol):
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         return prepare_stream(stream_cfg, seed, data_dir)
 
-    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True,
+                ) -> Callable[[], None] | None:
         """Compile (numba JIT) or load cached kernels on a throwaway clone, so the timed
         run measures the learner and not the compiler: the learner's own
         :meth:`~streamlearn.base.Learner.warm_up` on the first 256 samples (it reaches
@@ -110,7 +111,8 @@ class PrequentialProtocol(Protocol):
         Both see read-only views of the data, as the run does. A user's learner is then
         checked on the same rows (:mod:`~streamlearn.protocols.user_learner_checks`): it
         must be reproducible and, when the run will use its ``predict_learn_many``
-        (``fused``, the plain test-then-train run), its fused path must be its loop."""
+        (``fused``, the plain test-then-train run), its fused path must be its loop; the
+        check to make after the run is returned."""
         X, y = read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
         learner.warm_up(X, y)
         clone = learner.clone()
@@ -118,9 +120,10 @@ class PrequentialProtocol(Protocol):
         k = min(2, data.X.shape[0])
         run_prequential(clone, data.X[:k], data.y[:k], chunk_size=max(k, 1),  # type: ignore[arg-type]
                         n_classes=data.n_classes)
-        if not is_library_learner(learner):
-            check_user_learner(learner, X, y, n_classes=data.n_classes,
-                               fused=fused and self._runs_fused)
+        if is_library_learner(learner):
+            return None
+        return check_user_learner(learner, X, y, n_classes=data.n_classes,
+                                  fused=fused and self._runs_fused)
 
     @property
     def _runs_fused(self) -> bool:
@@ -254,14 +257,16 @@ class PrequentialClassification(PrequentialProtocol):
         # predict_learn_many; delayed labels and prequential validation run the loop
         return self._validation is None and (self._delay is None or self._delay.is_plain)
 
-    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
-        super().warm_up(learner, data, fused=fused)
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True,
+                ) -> Callable[[], None] | None:
+        after_run = super().warm_up(learner, data, fused=fused)
         if not self._plain:  # the methods' per-sample path compiles predict_one/learn_one
             clone = learner.clone()
             clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
             k = min(2, data.X.shape[0])
             run_prequential(clone, data.X[:k], data.y[:k],  # type: ignore[arg-type]
                             chunk_size=max(k, 1), use_many=False, n_classes=data.n_classes)
+        return after_run
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         if self._plain:

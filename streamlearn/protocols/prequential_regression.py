@@ -22,7 +22,7 @@ Two kinds of stream (:attr:`streamlearn.base.Stream.series`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -209,7 +209,8 @@ class PrequentialRegression(PrequentialProtocol):
     def _window(self, learner: Learner) -> int:
         return int(getattr(learner, "n_lags", self._lags))
 
-    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True) -> None:
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True,
+                ) -> Callable[[], None] | None:
         X = self._inputs(learner, data)
         Xw, yw = read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
         learner.warm_up(Xw, yw)
@@ -217,8 +218,9 @@ class PrequentialRegression(PrequentialProtocol):
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
         k = min(2, X.shape[0])
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
-        if not is_library_learner(learner):
-            check_user_learner(learner, Xw, yw, fused=fused)
+        if is_library_learner(learner):
+            return None
+        return check_user_learner(learner, Xw, yw, fused=fused)
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         on_series = "series" in data.extra

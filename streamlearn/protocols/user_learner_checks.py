@@ -21,9 +21,14 @@ A failure is a :class:`~streamlearn.protocols.prequential_loop.PredictionError` 
 first sample that differs (and, for the first check, the class or module attributes the
 learner changed): that run fails, the others are kept, the command exits 1.
 
-What they cannot see: a fault that shows only after the checked rows (e.g. once a budget
-fills), and state leaked across runs whose effect repeats with a period that divides the
-:data:`CHECK_ROWS` learned between the two passes (a prime, so no period below it does).
+After the timed run, one more fresh copy must predict the first rows as the first pass
+did: state leaked outside the instance while the whole run learnt (e.g. a class-level
+counter that changes predictions only past some size) fails the run then.
+
+What they cannot see: a fused path's fault that shows only after the checked rows (e.g.
+once a budget fills), and leaked state whose effect on the first rows repeats with a period
+that divides both the :data:`CHECK_ROWS` learnt between the two passes (a prime, so no
+period below it does) and everything learnt before the check after the run.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import contextlib
 import pickle
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -132,17 +137,22 @@ def _loop(learner: Learner, X: np.ndarray, y: np.ndarray, n_classes: int | None,
 
 
 def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
-                       n_classes: int | None = None, fused: bool = False) -> None:
+                       n_classes: int | None = None, fused: bool = False,
+                       ) -> Callable[[], None]:
     """Raise :class:`PredictionError` when ``learner`` (each pass on a fresh reset copy,
     ``learner.clone()``) is not reproducible over ``(X, y)``, the run's first rows as it
     will see them (the first :data:`CHECK_ROWS` are used), or, with ``fused`` (the run will
     call ``predict_learn_many``), when its ``predict_learn_many`` over chunks of
     :data:`CHECK_CHUNK` predicts them differently from its ``predict_one``/``learn_one``
-    loop."""
+    loop.
+
+    Returns the check to make after the timed run: one more fresh copy must predict those
+    rows as the first pass did. State left outside the instance by the checks and the run
+    (e.g. a class-level counter that changes predictions only past some size) fails it."""
     X, y = X[:CHECK_ROWS], y[:CHECK_ROWS]
     n = X.shape[0]
     if n == 0:
-        return
+        return lambda: None
 
     def fresh() -> Learner:
         copy = learner.clone()
@@ -173,8 +183,24 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
             f"they are not recorded. Keep all state on the instance (set it in `reset`) "
             f"and draw random numbers from a generator seeded by a `seed` parameter "
             f"(the run passes its own); `streamlearn check` runs the same test.")
+
+    def after_run() -> None:
+        again = _loop(fresh(), X, y, n_classes)
+        late = _disagreements(first, again)
+        if late.size:
+            i = int(late[0])
+            raise PredictionError(
+                f"{who} is not reproducible: after the run, a fresh copy with the same "
+                f"parameters (and seed) predicts {late.size} of the run's first {n} "
+                f"samples differently from a fresh copy before it; first at sample {i}: "
+                f"{first[i].item()!r} before, {again[i].item()!r} after. It keeps state "
+                f"outside the instance (a class attribute or module global it changes "
+                f"while it learns), so this run's numbers depend on what ran before it in "
+                f"the process and are not recorded. Keep all state on the instance (set "
+                f"it in `reset`).")
+
     if not fused or not has_predict_learn_many(learner):
-        return
+        return after_run
     with global_generators_seeded(CHECK_SEED):
         many = run_prequential(fresh(), X, y, chunk_size=CHECK_CHUNK, use_many=True,
                                n_classes=n_classes).y_pred
@@ -189,3 +215,4 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
             f"the per-sample loop, so this run's numbers would not be the protocol's. Make "
             f"predict_learn_many give the loop's predictions (`streamlearn check` runs the "
             f"same test), or set `evaluation: {{fused: false}}` to run the loop.")
+    return after_run

@@ -98,6 +98,24 @@ class Leaky(Majority):
         super().learn_one(x, y)
 
     predict_learn_many = None
+
+
+class LateLeaky(Majority):
+    """Counts every sample any instance learns on the class (a bug), and turns to the
+    minority class once that count passes 800: invisible in two passes of 251."""
+
+    total = 0
+
+    def predict_one(self, x):
+        if LateLeaky.total > 800:
+            return int(np.argmin(self.counts))
+        return int(np.argmax(self.counts))
+
+    def learn_one(self, x, y):
+        LateLeaky.total += 1
+        super().learn_one(x, y)
+
+    predict_learn_many = None
 '''
 
 
@@ -197,6 +215,22 @@ def test_a_learner_with_state_on_its_class_is_refused_naming_the_state(user_dir)
         check_user_learner(_learner("Leaky"), X, y, n_classes=3)
 
 
+def test_state_leaked_by_the_whole_run_is_caught_after_it(user_dir):
+    X, y = _blobs(600)
+    learner = _learner("LateLeaky")
+    after_run = check_user_learner(learner, X, y, n_classes=3)  # 502 learnt: unseen yet
+    after_run()
+    run = learner.clone()  # the timed run learns 600 more: past 800 in all
+    run.reset(2, 3)
+    for xi, yi in zip(X, y, strict=True):
+        run.predict_one(xi)
+        run.learn_one(xi, yi)
+    with pytest.raises(PredictionError, match=r"LateLeaky is not reproducible: after the "
+                       r"run, a fresh copy .* predicts \d+ of the run's first 251 samples "
+                       r"differently"):
+        after_run()
+
+
 def test_a_learner_with_an_unseeded_generator_is_refused(user_dir):
     X, y = _blobs()
     with pytest.raises(PredictionError, match=r"Unseeded is not reproducible.*a generator "
@@ -272,6 +306,18 @@ def test_from_the_cli_a_learner_leaking_state_across_runs_fails_and_the_others_a
     assert recs["Good"]["status"] == "ok"
     assert recs["Leaky"]["status"] == "failed"
     assert "Between the two it changed Leaky.seen" in recs["Leaky"]["error"]
+
+
+@pytest.mark.floatpath
+def test_from_the_cli_state_leaked_by_the_run_fails_it_after_the_run(user_dir, capsys):
+    cfg = _config(user_dir, [{"name": "fusedmod:Majority", "label": "Good"},
+                             {"name": "fusedmod:LateLeaky", "label": "Late"}])
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1, text
+    recs = _records(user_dir / "out")
+    assert recs["Good"]["status"] == "ok"
+    assert recs["Late"]["status"] == "failed"
+    assert "after the run, a fresh copy" in recs["Late"]["error"]
 
 
 @pytest.mark.floatpath
