@@ -15,6 +15,11 @@ client touches the output directory:
   ``retries`` times, then recorded as failed with the reason. Failures that are not the
   learner's (lost worker, data missing on a worker) are marked ``retry_on_resume``, so
   the next ``streamlearn run`` computes them again;
+* a worker process computes one run at a time, even when it was started with several
+  threads (``dask worker --nthreads 4``): a run's CPU clock, peak memory and the
+  global generators seeded for a user's learner are the process's, so two runs in
+  threads of one process would corrupt each other's timings and, for a learner drawing
+  from NumPy's global generator, each other's numbers. Threads beyond the first wait;
 * Ctrl-C cancels every future; only complete records are on disk;
 * before anything is written, the client checks that a Dask scheduler answers at the
   address (Dask's connection, handshake and an ``identity`` request under one deadline,
@@ -75,13 +80,24 @@ def _worker_address() -> str:
         return "(not in a worker)"
 
 
+#: held while a worker process computes a run: one run at a time per process, whatever
+#: the worker's thread count (see the module's docstring)
+_ONE_RUN_PER_PROCESS = threading.Lock()
+
+
 def run_on_worker(spec: RunSpec, data_dir: str | None) -> ComputedRun:
     """Compute one run on a worker and return it; nothing is written on the worker.
+    Runs in threads of one worker process take turns (:data:`_ONE_RUN_PER_PROCESS`).
 
     ``data_dir`` is the client's ``--data-dir`` when the user gave one, else ``None``: the
     worker then resolves its own. A problem that is not the learner's (data missing or
     corrupt on this worker, a config this worker cannot load) is a failed record naming
     the worker, marked ``retry_on_resume``."""
+    with _ONE_RUN_PER_PROCESS:
+        return _run_on_worker(spec, data_dir)
+
+
+def _run_on_worker(spec: RunSpec, data_dir: str | None) -> ComputedRun:
     t0 = time.perf_counter()
     try:
         from distributed import get_worker

@@ -53,6 +53,23 @@ class DiesInWorker:
                 os._exit(1)
 
 
+class GuessesFromGlobalGenerator:
+    """Guesses a class with NumPy's global generator (no generator of its own), and
+    gives up the CPU now and then, so two runs in threads of one process interleave."""
+
+    def reset(self, n_features: int, n_classes: int) -> None:
+        self.c, self.k = n_classes, 0
+
+    def predict_one(self, x: np.ndarray) -> int:
+        self.k += 1
+        if self.k % 500 == 0:
+            time.sleep(0.002)
+        return int(np.random.randint(self.c))  # noqa: NPY002 - the point of the test
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        pass
+
+
 def _in_dask_worker() -> bool:
     try:
         distributed.get_worker()
@@ -343,3 +360,27 @@ def test_ctrl_c_cancels_and_leaves_complete_records_only(tmp_path):
     for f in files:
         rec = json.loads(f.read_text())
         assert rec["complete"] is True and rec["status"] == "ok"
+
+
+def test_a_worker_with_several_threads_computes_one_run_at_a_time(tmp_path, capsys):
+    """`dask worker --nthreads 2`: two runs in threads of one process would share its
+    global generator (a learner drawing from it got other numbers than with --jobs 1,
+    exit 0) and its CPU clock; the worker takes them one at a time, so the records are
+    those of --jobs 1."""
+    cfg = _config()
+    cfg["repeats"] = 4
+    cfg["algorithms"] = [{"name": "tests.evaluation.test_dask_backend:"
+                                  "GuessesFromGlobalGenerator", "label": "Guess"}]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run_experiment(load_config(path), tmp_path / "serial", jobs=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                  scheduler_kwargs={"dashboard": False}) as lc:
+        rc, text = _cli(["run", str(path), "--out", str(tmp_path / "dask"), "--backend",
+                         "dask", "--scheduler", lc.scheduler_address, "--quiet"], capsys)
+    assert rc == 0, text
+    a, b = _records(tmp_path / "serial"), _records(tmp_path / "dask")
+    assert len(a) == 4 and a.keys() == b.keys()
+    for k in a:
+        assert json.dumps(a[k]["metrics"]) == json.dumps(b[k]["metrics"]), k
