@@ -191,6 +191,9 @@ class _FileStream(Stream):
                     raise DataError(f"{_at(src, lines, i)}, {where}: the target is "
                                     f"{raw[i]}, a missing value; a missing target cannot be "
                                     "a class. Fill or drop such rows.")
+            if raw.dtype.kind == "f":
+                _refuse_continuous_labels(raw, src, where,
+                                          getattr(self, "registry_name", "csv"))
             codes, _ = encode_labels(raw, source=src)
             return codes
         try:
@@ -207,6 +210,28 @@ class _FileStream(Stream):
         _finite(y[:, None], src, lines, [column],
                 raw[:, None] if raw.dtype.kind in "US" else None)
         return y
+
+
+#: more distinct non-integer numeric labels than this is a regression target, not classes
+#: (class labels written as numbers are integers, or a few values such as 0.5 / 1.5)
+MAX_NON_INTEGER_CLASSES = 100
+
+
+def _refuse_continuous_labels(labels: np.ndarray, src: Path, where: str, name: str,
+                              ) -> None:
+    """Refuse numeric labels that are a regression target: each distinct value would
+    become a class of its own (a 2,000-row CSV of real-valued targets gave 2,000 classes,
+    OCA 0.00 for every learner, exit 0)."""
+    distinct = np.unique(labels)
+    fractional = distinct[distinct != np.round(distinct)]
+    if fractional.size and distinct.size > MAX_NON_INTEGER_CLASSES:
+        shown = ", ".join(f"{v:g}" for v in fractional[:3])
+        raise DataError(
+            f"{src}, {where}: {distinct.size} distinct numeric labels in {labels.size} rows, "
+            f"non-integer ones among them ({shown}, ...): a regression target, not classes "
+            f"(each value would be a class of its own). Run it as a regression stream "
+            f"(`name: {name}_regression` under `protocol: prequential-regression`), or map "
+            f"it to classes first.")
 
 
 def _at(src: Path, lines: list[int] | None, row: int) -> str:

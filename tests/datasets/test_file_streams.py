@@ -71,6 +71,36 @@ def test_numeric_labels_are_ordered_as_numbers(tmp_path):
     assert get_stream("csv_regression").task == "regression"
 
 
+def test_a_regression_target_is_not_read_as_classes(tmp_path, capsys):
+    """Real-valued targets under a classification stream: each value would have been a
+    class of its own (2,000 rows, 2,000 classes, OCA 0.00, exit 0). Few non-integer labels
+    (0.5 / 1.5) and many integer ones stay classes."""
+    rng = np.random.default_rng(0)
+    x, noise = rng.normal(size=400).tolist(), rng.normal(size=400).tolist()
+    p = tmp_path / "d.csv"
+    p.write_text("x,t\n" + "".join(f"{a!r},{2 * a + 0.1 * b!r}\n"
+                                     for a, b in zip(x, noise, strict=True)))
+    with pytest.raises(DataError, match=r"d\.csv, column t: 400 distinct numeric "
+                                         r"labels in 400 rows, non-integer ones among them "
+                                         r".*name: csv_regression"):
+        CSVStream(path=str(p), target="t").to_arrays()
+    np.savez(tmp_path / "d.npz", X=np.array(x)[:, None], y=np.array(x))
+    with pytest.raises(DataError, match="a regression target, not classes"):
+        NumpyStream(path=str(tmp_path / "d.npz")).to_arrays()
+    _, yr = get_stream("csv_regression")(path=str(p), target="t").to_arrays()
+    assert yr.size == 400
+    p.write_text("x,t\n" + "".join(f"{a!r},{k % 2 + 0.5}\n" for k, a in enumerate(x)))
+    assert set(CSVStream(path=str(p), target="t").to_arrays()[1].tolist()) == {0, 1}
+    p.write_text("x,t\n" + "".join(f"{a!r},{k % 300}\n" for k, a in enumerate(x)))
+    assert CSVStream(path=str(p), target="t").to_arrays()[1].max() == 299
+    # from the CLI: exit 3 before anything is written
+    p.write_text("x,t\n" + "".join(f"{a!r},{a / 3!r}\n" for a in x))
+    cfg = _config(tmp_path, {"path": str(p), "target": "t"})
+    assert _run(["run", str(cfg), "--quiet"]) == 3
+    assert "a regression target, not classes" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("body,message", [
     ("a,b,c\n1,2,x\n3,4\n5,6,y\n", r"d\.csv, line 3: 2 field\(s\), expected 3"),
     ("a,b,c\n1,2,x\n\n3,oops,y\n", r"d\.csv, line 4, column b: 'oops' is not a number"),
