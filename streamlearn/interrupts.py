@@ -3,16 +3,46 @@
 User code (a learner's ``__init__``, ``predict_one``, ...) may raise ``KeyboardInterrupt``
 or ``SystemExit`` itself; that is its failure. Only a signal delivered to this process
 (Ctrl-C, or SIGTERM where the command handles it like Ctrl-C) interrupts streamlearn.
+Nor may user code end the process: ``os._exit(0)`` from a learner had ended a ``--jobs 1``
+experiment with nothing written and exit code 0 (:func:`process_exit_refused`).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["SigintWatch"]
+__all__ = ["ProcessExitCalled", "SigintWatch", "process_exit_refused"]
+
+
+class ProcessExitCalled(BaseException):
+    """User code called ``os._exit(code)``; raised instead of ending the process."""
+
+
+@contextmanager
+def process_exit_refused() -> Iterator[None]:
+    """Within the block, ``os._exit(code)`` called from this thread raises
+    :class:`ProcessExitCalled` instead of ending the process (other threads, such as a
+    process pool's watchdog, still end it). Compiled code calling C's ``exit()`` is not
+    caught; in a worker process (``--jobs 2`` and more) its death fails the run instead."""
+    real = os._exit
+    owner = threading.get_ident()
+
+    def refuse(code: int) -> NoReturn:
+        if threading.get_ident() != owner:
+            real(code)
+        raise ProcessExitCalled(code)
+
+    os._exit = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 class SigintWatch:

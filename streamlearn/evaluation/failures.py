@@ -6,13 +6,14 @@ counters). Whatever that code raises — any ``BaseException``: ``SystemExit`` f
 ``sys.exit()``, a ``KeyboardInterrupt`` it raises itself, ``GeneratorExit`` — fails that
 run, recorded with its message, and the experiment goes on. Only a real Ctrl-C (SIGINT
 delivered to this process) interrupts: :class:`SigintWatch` tells the two apart.
+``os._exit()`` from its code is such a failure too (:func:`process_exit_refused`).
 """
 
 from __future__ import annotations
 
-from streamlearn.interrupts import SigintWatch
+from streamlearn.interrupts import ProcessExitCalled, SigintWatch, process_exit_refused
 
-__all__ = ["SigintWatch", "describe_failure"]
+__all__ = ["ProcessExitCalled", "SigintWatch", "describe_failure", "process_exit_refused"]
 
 
 def describe_failure(exc: BaseException, who: str) -> str:
@@ -22,6 +23,9 @@ def describe_failure(exc: BaseException, who: str) -> str:
     hint = ""
     if isinstance(exc, SystemExit):
         hint = f"{who} called sys.exit() or raised SystemExit; that ends its run only"
+    elif isinstance(exc, ProcessExitCalled):
+        hint = (f"{who} called os._exit({exc}); streamlearn refused to end the process, so "
+                "that ends its run only")
     elif isinstance(exc, KeyboardInterrupt):
         hint = f"{who} raised KeyboardInterrupt itself; no Ctrl-C reached streamlearn"
     elif isinstance(exc, GeneratorExit):

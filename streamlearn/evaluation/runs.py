@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
-import inspect
 import json
 import os
 import threading
@@ -32,7 +31,16 @@ from streamlearn import components
 from streamlearn.base import Learner, PreparedData, Protocol, RunContext
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.evaluation import records
-from streamlearn.evaluation.failures import SigintWatch, describe_failure
+from streamlearn.evaluation.code_identity import (
+    code_mismatch,
+    streamlearn_source_sha256,
+    user_code_sha256,
+)
+from streamlearn.evaluation.failures import (
+    SigintWatch,
+    describe_failure,
+    process_exit_refused,
+)
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.protocols.preparation import derive_seeds
 from streamlearn.protocols.user_learner_checks import global_generators_seeded
@@ -62,6 +70,9 @@ class RunSpec:
     #: a user's learner's source file (``module:Class`` outside installed packages): an
     #: edited learner is a new run, so a resumed experiment never mixes two versions
     code_sha256: str | None = None
+    #: streamlearn's source as the planning process loaded it (not part of the identity:
+    #: the record's versions say which release ran); the computing process checks it
+    streamlearn_sha256: str | None = None
     window: int | None = None  # evaluation.window: also windowed metrics
     fading: float | None = None  # evaluation.fading: also faded metrics
     #: the copy of a prequential validation (``validation`` protocol parameter) this run
@@ -106,26 +117,6 @@ class RunSpec:
         return components.get_protocol(self.protocol)(**dict(self.protocol_params))
 
 
-def user_code_sha256(name: str) -> str | None:
-    """SHA-256 of the source file of the learner class a dotted path ``module:Class``
-    names, when that file is the user's own (not inside an installed package, whose
-    version the record already holds); ``None`` for registered names and installed code.
-    Only the class's own module is hashed: an edited helper module it imports is not
-    seen."""
-    if ":" not in name:
-        return None
-    cls = components.get_algorithm(name)
-    try:
-        path = inspect.getsourcefile(getattr(cls, "target", cls))
-    except TypeError:  # a built-in or C class
-        return None
-    if path is None or not os.path.isfile(path):
-        return None
-    if {"site-packages", "dist-packages"} & set(Path(path).resolve().parts):
-        return None
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def plan_runs(cfg: ExperimentConfig,
               data_digests: dict[str, str] | None = None) -> list[RunSpec]:
     """All runs of a config, grouped by (stream, seed) so a stream is built once.
@@ -137,6 +128,7 @@ def plan_runs(cfg: ExperimentConfig,
     as any other run."""
     digests = data_digests or {}
     code = {a.name: user_code_sha256(a.name) for a in cfg.algorithms}
+    source = streamlearn_source_sha256()
     protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
     k = protocol.fold_count()
     folds: tuple[int | None, ...] = (None,) if k is None else tuple(range(k))
@@ -144,6 +136,7 @@ def plan_runs(cfg: ExperimentConfig,
         RunSpec(
             data_sha256=digests.get(s.label),
             code_sha256=code[a.name],
+            streamlearn_sha256=source,
             experiment=cfg.name,
             protocol=cfg.protocol,
             protocol_params=tuple(sorted(cfg.protocol_params.items())),
@@ -289,8 +282,13 @@ def compute_run(
         record["machine"] = records.machine_info()
     record["stream_info"] = prepared.info
     cls = components.get_algorithm(spec.algorithm.name)
+    other_code = code_mismatch(spec.algorithm.name, spec.code_sha256, spec.streamlearn_sha256)
+    if other_code is not None:  # never a record of code other than the planned one
+        record.update(status="failed", retry_on_resume=True, error=other_code)
+        return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                              time.perf_counter() - t_start, other_code))
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
-    with SigintWatch() as sigint:
+    with SigintWatch() as sigint, process_exit_refused():
         try:
             with _single_thread_blas():
                 fields, arrays = _run_learner(spec, cls, protocol, prepared, ctx, record)

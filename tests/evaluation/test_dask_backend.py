@@ -29,7 +29,8 @@ VOLATILE = {"timing", "memory", "git_commit", "versions", "machine"}
 
 
 class DiesInWorker:
-    """A majority-class learner that kills its Dask worker process (``os._exit``) at its
+    """A majority-class learner that kills its Dask worker process (SIGKILL, as the
+    system's out-of-memory killer would; ``os._exit`` is refused while a run executes) at its
     200th update while ``marker_dir`` holds fewer than ``deaths`` files (one file per
     death); outside a Dask worker (``--jobs 1``) it never dies."""
 
@@ -50,7 +51,7 @@ class DiesInWorker:
             n = len(list(folder.iterdir()))
             if n < self.deaths:
                 (folder / f"death{n}").write_text(str(os.getpid()))
-                os._exit(1)
+                os.kill(os.getpid(), signal.SIGKILL)
 
 
 class GuessesFromGlobalGenerator:
@@ -384,3 +385,51 @@ def test_a_worker_with_several_threads_computes_one_run_at_a_time(tmp_path, caps
     assert len(a) == 4 and a.keys() == b.keys()
     for k in a:
         assert json.dumps(a[k]["metrics"]) == json.dumps(b[k]["metrics"]), k
+
+
+COPY = '''
+class Constant:
+    """Predicts class CLASS."""
+
+    def predict_one(self, x):
+        return CLASS
+
+    def learn_one(self, x, y):
+        pass
+'''
+
+
+def test_a_worker_with_another_copy_of_the_learner_fails_its_runs(tmp_path, capsys,
+                                                                   monkeypatch):
+    """The worker imports its own copy of a user's module. One that differs from the
+    client's (here: predicts class 1, the client's class 0) gave its numbers under the
+    client's code hash, exit 0; now each run fails, naming the file, exit 1."""
+    client, worker = tmp_path / "client", tmp_path / "worker"
+    for folder, cls in ((client, 0), (worker, 1)):
+        folder.mkdir()
+        (folder / "copied_learner.py").write_text(COPY.replace("CLASS", str(cls)))
+    cfg = _config(algorithms=[{"name": "copied_learner:Constant", "label": "Mine"}])
+    (client / "c.yaml").write_text(yaml.safe_dump(cfg))
+    monkeypatch.chdir(worker)  # the workers start here, with this folder importable
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                  scheduler_kwargs={"dashboard": False},
+                                  env={"PYTHONPATH": str(worker)}) as lc:
+        monkeypatch.chdir(client)
+        monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(client))])
+        try:
+            rc, text = _cli(["run", "c.yaml", "--out", str(tmp_path / "out"), "--backend",
+                             "dask", "--scheduler", lc.scheduler_address, "--quiet"], capsys)
+        finally:
+            sys.modules.pop("copied_learner", None)
+            from streamlearn import components
+
+            for key in [k for k in components._resolved if "copied_learner" in k[1]]:
+                del components._resolved[key]
+    assert rc == 1, text
+    recs = _records(tmp_path / "out")
+    assert sorted(recs) == ["SEA__Mine__seed0", "SEA__Mine__seed1"]
+    for rec in recs.values():
+        assert rec["status"] == "failed" and rec["retry_on_resume"] is True
+        assert "the learner 'copied_learner:Constant' that this process loaded" in rec["error"]
+        assert str(worker / "copied_learner.py") in rec["error"]

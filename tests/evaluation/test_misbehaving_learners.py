@@ -3,7 +3,8 @@
 * whatever a learner's code raises — ``SystemExit``, its own ``KeyboardInterrupt``,
   ``GeneratorExit``, any ``BaseException`` — from any of its methods fails its run only
   (a failed record naming it; the experiment goes on and exits 1), with ``--jobs 1`` and
-  ``--jobs 2``; a worker process a learner ends (``os._exit``) fails that run only; a
+  ``--jobs 2``; ``os._exit`` from a learner fails its run only (also in this process, with
+  ``--jobs 1``), and so does a worker process a learner kills; a
   real Ctrl-C still stops the experiment with exit 130;
 * learners see read-only inputs in every protocol and path: one cannot change the data
   the next one sees;
@@ -34,6 +35,7 @@ from tests.cli_helpers import run_cli
 
 MODULE = '''
 import os
+import signal
 import time
 
 import numpy as np
@@ -191,8 +193,24 @@ class Exits(Majority):
 
     def predict_one(self, x):
         if self.counts.sum() >= 4:
-            os._exit(3)
+            os._exit(0)
         return super().predict_one(x)
+
+
+class Killed(Majority):
+    """Kills its own process (SIGKILL: nothing Python can refuse) at the 5th prediction."""
+
+    def predict_one(self, x):
+        if self.counts.sum() >= 4:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().predict_one(x)
+
+
+class ExitsInInit(Majority):
+    """Ends its process (os._exit) when built."""
+
+    def __init__(self):
+        os._exit(0)
 
 
 class Slow(Majority):
@@ -281,13 +299,14 @@ def test_anything_a_learner_raises_fails_its_run_only(user_dir, capsys, cls, wha
         assert f"{name} {hint}" in recs["SEA__Bad__seed0"]["error"]
 
 
-@pytest.mark.parametrize("cls", ["Raises", "Exits"])
+@pytest.mark.parametrize("cls", ["Raises", "Exits", "Killed"])
 def test_in_worker_processes_a_learner_ending_its_process_fails_its_run_only(user_dir,
                                                                             capsys, cls):
-    """--jobs 2: sys.exit() inside a worker, and os._exit() that kills the worker: the
-    other runs complete, the learner's runs are recorded failed, exit 1."""
+    """--jobs 2: sys.exit() and os._exit(0) inside a worker fail the run (the worker lives
+    on), and SIGKILL, which kills the worker: the other runs complete, the learner's runs
+    are recorded failed, exit 1."""
     _fresh_workers()
-    seeds = (0, 1) if cls == "Raises" else (0,)  # a dead worker costs a new one (seconds)
+    seeds = (0,) if cls == "Killed" else (0, 1)  # a dead worker costs a new one (seconds)
     cfg = _config(user_dir, [{"name": f"misbehaving:{cls}", "label": "Bad"},
                              {"name": "misbehaving:Majority", "label": "Majority"}],
                   repeats=len(seeds))
@@ -300,10 +319,57 @@ def test_in_worker_processes_a_learner_ending_its_process_fails_its_run_only(use
         assert recs[f"SEA__Majority__seed{seed}"]["status"] == "ok"
         bad = recs[f"SEA__Bad__seed{seed}"]
         assert bad["status"] == "failed"
-        if cls == "Exits":
-            assert "the worker process running it died (exit codes: {EXIT(3)})" in bad["error"]
+        if cls == "Killed":
+            assert "the worker process running it died (exit codes: {SIGKILL(-9)})" in \
+                bad["error"]
+        elif cls == "Exits":
+            assert bad["error"].startswith("ProcessExitCalled: 0 (Exits called os._exit(0); "
+                                           "streamlearn refused to end the process")
         else:
             assert bad["error"].startswith("SystemExit: 0 (Raises called sys.exit()")
+
+
+def _cli_in_child(cfg: Path, cwd: Path) -> tuple[int, str]:
+    """`streamlearn run CFG -q --jobs 1` in a child process: were os._exit(0) to get
+    through, it would end the child with 0, not this test session."""
+    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
+                           "--jobs", "1"], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_os_exit_0_in_this_process_fails_its_run_not_the_experiment(user_dir):
+    """--jobs 1 runs the learner in streamlearn's own process: its os._exit(0) had ended
+    `streamlearn run` with exit code 0 and nothing written. Now it fails its runs only,
+    exit 1."""
+    cfg = _config(user_dir, [{"name": "misbehaving:Exits", "label": "Bad"},
+                             {"name": "misbehaving:Majority", "label": "Majority"}],
+                  repeats=2)
+    rc, text = _cli_in_child(cfg, user_dir)
+    assert rc == 1, text
+    assert "4 run(s) computed, 0 already complete, 2 failed" in " ".join(text.split())
+    recs = {p.stem: json.loads(p.read_text()) for p in (user_dir / "out" / "runs").glob("*.json")}
+    for seed in (0, 1):
+        assert recs[f"SEA__Majority__seed{seed}"]["status"] == "ok"
+        assert "Exits called os._exit(0)" in recs[f"SEA__Bad__seed{seed}"]["error"]
+    assert (user_dir / "out" / "summary.md").exists()
+
+
+@pytest.mark.parametrize("where", ["import", "init"])
+def test_os_exit_0_while_the_config_is_checked_is_a_config_error(user_dir, where):
+    """A user's module that calls os._exit(0) when imported, or a learner that calls it
+    when built, had ended `streamlearn run` with exit 0 before anything ran."""
+    if where == "import":
+        (user_dir / "exits_on_import.py").write_text(
+            "import os\nos._exit(0)\n\n\nclass Learner:\n    pass\n")
+        name = "exits_on_import:Learner"
+    else:
+        name = "misbehaving:ExitsInInit"
+    cfg = _config(user_dir, [{"name": name, "label": "Bad"}])
+    rc, text = _cli_in_child(cfg, user_dir)
+    assert rc == 2, text
+    assert "ProcessExitCalled: 0" in " ".join(text.split()) and "Traceback" not in text
+    assert not (user_dir / "out").exists()
 
 
 def _default_sigint() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamlearn.evaluation.runs import user_code_sha256
+from streamlearn.evaluation.code_identity import user_code_sha256
 from tests.cli_helpers import forget_module, run_cli, user_module
 
 LEARNER = '''
