@@ -17,6 +17,11 @@ simulation of one output-weight algorithm at one ``λ``:
    generation + weight update) and the weight update alone, cumulative times, and the
    peak memory traced during the step.
 
+A user's node learner is first grown twice on a small network of the same node types
+over the run's first rows, and once more after the run; the copies must predict alike
+(:meth:`IncrementalNodesProtocol.warm_up`), or the run fails: state kept outside the
+instance would make its numbers depend on the runs before it in the process.
+
 Before a run the memory the configuration needs is estimated (:meth:`memory_need`); a
 configuration that does not fit the machine stops with a message naming the size and the
 scaled configuration to use.
@@ -30,6 +35,8 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -54,6 +61,12 @@ from streamlearn.protocols.node_generator import (
 from streamlearn.protocols.preparation import Preparation, derive_seeds, prepare_stream
 from streamlearn.protocols.prequential_loop import checked_predictions, read_only
 from streamlearn.protocols.scoring import score_curves
+from streamlearn.protocols.user_learner_checks import (
+    CHECK_ROWS,
+    CHECK_SEED,
+    check_user_node_learner,
+    is_library_learner,
+)
 from streamlearn.registry import register_protocol
 
 __all__ = ["IncrementalNodesProtocol"]
@@ -64,6 +77,29 @@ SCALED_CONFIG = "configs/ridge_bls/mnist_tables.yaml"
 
 def _bytes(n: float) -> str:
     return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+#: the largest network the reproducibility check of a user's node learner grows (on the
+#: run's first :data:`CHECK_ROWS` rows): every node type the run's network has, small
+CHECK_NETWORK = {"windows": 2, "window_nodes": 5, "enhancement": 40, "updates": 2,
+                 "update_windows": 1, "update_enhancement": 10, "update_additional": 10}
+
+
+@dataclass
+class _Growth:
+    """What one growth of the network measured, step by step (INIT = step 0)."""
+
+    mode: str
+    A: np.ndarray
+    At: np.ndarray
+    accuracy: np.ndarray
+    t_nodes: np.ndarray
+    t_update: np.ndarray
+    t_test: np.ndarray
+    peak: np.ndarray
+    state: np.ndarray
+    failed: np.ndarray
+    predictions: list[np.ndarray] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- protocol
@@ -274,7 +310,11 @@ class IncrementalNodesProtocol(Protocol):
         self.check_memory(learner_cls, data.X.shape[0], data.extra["X_test"].shape[0],
                           data.X.shape[1], int(data.n_classes or 2))
 
-    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+    def _grow(self, learner: Learner, data: PreparedData, *,
+              on_progress: Callable[[int, int], None] | None = None,
+              keep_predictions: bool = False) -> _Growth:
+        """Algorithm 1: the INIT network, then every update; test accuracy, times, traced
+        peak and state size after each step (and the test predictions, when kept)."""
         s = self.schedule()
         Xtr, ytr = data.X, data.y
         Xte, yte = data.extra["X_test"], data.extra["y_test"]
@@ -292,11 +332,11 @@ class IncrementalNodesProtocol(Protocol):
         # rows: A is never held; RowBlockNodes regenerates its rows for every product
         A = np.empty((0 if rows else n, kmax), order="F")
         At = np.empty((nt, kmax), order="F")
-        acc = np.full(U + 1, np.nan)
-        t_nodes, t_update, t_test = (np.zeros(U + 1) for _ in range(3))
-        peak = np.zeros(U + 1, dtype=np.int64)
-        state = np.zeros(U + 1, dtype=np.int64)
-        failed = np.zeros(U + 1, dtype=np.int64)
+        g = _Growth(mode=mode, A=A, At=At, accuracy=np.full(U + 1, np.nan),
+                    t_nodes=np.zeros(U + 1), t_update=np.zeros(U + 1),
+                    t_test=np.zeros(U + 1), peak=np.zeros(U + 1, dtype=np.int64),
+                    state=np.zeros(U + 1, dtype=np.int64),
+                    failed=np.zeros(U + 1, dtype=np.int64))
         tracing = tracemalloc.is_tracing()
         if not tracing:
             tracemalloc.start()
@@ -322,8 +362,8 @@ class IncrementalNodesProtocol(Protocol):
                     del A_k
                 del H
                 t3 = time.perf_counter()
-                peak[u] = tracemalloc.get_traced_memory()[1]
-                t_nodes[u], t_update[u] = t1 - t0, t3 - t2
+                g.peak[u] = tracemalloc.get_traced_memory()[1]
+                g.t_nodes[u], g.t_update[u] = t1 - t0, t3 - t2
                 k += q
                 t4 = time.perf_counter()
                 At[:, k - q:k] = test_nodes.block(u)
@@ -331,15 +371,52 @@ class IncrementalNodesProtocol(Protocol):
                 if pred is not None:  # None: NA (the factorisation failed)
                     pred = checked_predictions(pred, nt, 0, type(learner).__name__, True, c,
                                                method="predict_many")
-                    acc[u] = float(np.mean(pred == yte))
-                t_test[u] = time.perf_counter() - t4
-                failed[u] = int(getattr(learner, "failed_at_", -1) >= 0)
-                state[u] = learner.model_bytes()
-                if ctx.on_progress is not None:
-                    ctx.on_progress(u + 1, U + 1)
+                    g.accuracy[u] = float(np.mean(pred == yte))
+                g.t_test[u] = time.perf_counter() - t4
+                if keep_predictions:
+                    g.predictions.append(np.full(nt, -1) if pred is None else np.array(pred))
+                g.failed[u] = int(getattr(learner, "failed_at_", -1) >= 0)
+                g.state[u] = learner.model_bytes()
+                if on_progress is not None:
+                    on_progress(u + 1, U + 1)
         finally:
             if not tracing:
                 tracemalloc.stop()
+        return g
+
+    def warm_up(self, learner: Learner, data: PreparedData, *, fused: bool = True,
+                ) -> Callable[[], None] | None:
+        """A user's node learner must be reproducible: fresh copies grown on a small
+        network over the run's first rows predict alike, before and after the run
+        (:func:`~streamlearn.protocols.user_learner_checks.check_user_node_learner`). The
+        library's own are held to it by the conformance suite; nothing to compile."""
+        if is_library_learner(learner):
+            return None
+        rows = min(CHECK_ROWS, data.X.shape[0])
+        small = PreparedData(X=data.X[:rows], y=data.y[:rows], info={"node_seed": CHECK_SEED},
+                             n_classes=data.n_classes,
+                             extra={"X_test": data.extra["X_test"][:rows],
+                                    "y_test": data.extra["y_test"][:rows]})
+        check = self.check_network()
+        return check_user_node_learner(
+            learner, lambda copy: check._grow(copy, small, keep_predictions=True).predictions)
+
+    def check_network(self) -> IncrementalNodesProtocol:
+        """The small network the reproducibility check grows: this one's node types, at
+        most :data:`CHECK_NETWORK`'s sizes, held in memory."""
+        sizes = {k: min(getattr(self, k), v) for k, v in CHECK_NETWORK.items()}
+        params = {**self.get_params(), **sizes, "node_matrix": "memory",
+                  "memory_limit_gib": None}
+        return IncrementalNodesProtocol(**params)
+
+    def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
+        s = self.schedule()
+        U = s.updates
+        g = self._grow(learner, data, on_progress=ctx.on_progress)
+        acc, t_nodes, t_update, t_test = g.accuracy, g.t_nodes, g.t_update, g.t_test
+        peak, state, failed = g.peak, g.state, g.failed
+        mode, A, At, n = g.mode, g.A, g.At, data.X.shape[0]
+        c = int(data.n_classes or 2)
         steps = np.arange(1, U + 2)
         context = MetricContext(n_classes=c, extra={"update_accuracy": acc})
         dummy = np.zeros(U + 1, dtype=np.int64)

@@ -46,7 +46,7 @@ from streamlearn.base import Learner, has_predict_learn_many
 from streamlearn.protocols.prequential_loop import PredictionError, run_prequential
 
 __all__ = ["CHECK_CHUNK", "CHECK_ROWS", "CHECK_SEED", "REGRESSION_RTOL", "check_user_learner",
-           "global_generators_seeded", "is_library_learner"]
+           "check_user_node_learner", "global_generators_seeded", "is_library_learner"]
 
 #: chunk size of the fused pass: small and odd, so a short prefix crosses many boundaries
 CHECK_CHUNK = 37
@@ -215,4 +215,49 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
             f"the per-sample loop, so this run's numbers would not be the protocol's. Make "
             f"predict_learn_many give the loop's predictions (`streamlearn check` runs the "
             f"same test), or set `evaluation: {{fused: false}}` to run the loop.")
+    return after_run
+
+
+def check_user_node_learner(learner: Learner, grow: Callable[[Learner], list[np.ndarray]],
+                            ) -> Callable[[], None]:
+    """The reproducibility check for a user's node learner (``incremental-nodes``
+    protocol): ``grow(copy)`` grows a small network with a fresh copy and returns its test
+    predictions after INIT and after each update. Two fresh copies must agree before the
+    run (else :class:`PredictionError`, naming the step and the attributes a third copy
+    changed); returns the check after the run, where one more copy must agree."""
+    who = type(learner).__name__
+
+    def predictions() -> np.ndarray:
+        with global_generators_seeded(CHECK_SEED):
+            steps = grow(learner.clone())
+        return np.stack(steps)
+
+    def differ(a: np.ndarray, b: np.ndarray, when: str, cause: str) -> None:
+        rows = np.flatnonzero((a != b).any(axis=1))
+        if rows.size:
+            u, i = int(rows[0]), int(np.flatnonzero(a[rows[0]] != b[rows[0]])[0])
+            step = "the initial network" if u == 0 else f"update {u}"
+            raise PredictionError(
+                f"{who} is not reproducible: {when}, fresh copies with the same parameters "
+                f"(and seed) grown on the same small network predict test sample {i} "
+                f"differently after {step}: {a[u, i].item()!r} then {b[u, i].item()!r}. "
+                f"{cause}This run's numbers would depend on what ran before it in the "
+                f"process, so they are not recorded. Keep all state on the instance (set "
+                f"it in `reset`) and draw random numbers from a generator seeded by a "
+                f"`seed` parameter.")
+
+    first = predictions()
+    second = predictions()
+    if (first != second).any():
+        before = _outside_state(learner)
+        predictions()
+        after = _outside_state(learner)
+        changed = sorted(k for k in after if before.get(k) != after[k])
+        differ(first, second, "before the run",
+               f"Between the two it changed {', '.join(changed)}. " if changed else "")
+
+    def after_run() -> None:
+        differ(first, predictions(), "after the run (against before it)",
+               "It keeps state outside the instance that the run changed. ")
+
     return after_run
