@@ -44,7 +44,7 @@ class Interval:
         try:
             value = float(value)
         except OverflowError:
-            return f"must be in the range {self.describe()}"
+            return f"must be {self.describe()}"
         lo_ok = self.low is None or (
             value >= self.low if self.closed in ("both", "left") else value > self.low
         )
@@ -53,7 +53,7 @@ class Interval:
         )
         if lo_ok and hi_ok:
             return None
-        return f"must be in the range {self.describe()}"
+        return f"must be {self.describe()}"
 
     def describe(self) -> str:
         left = "[" if self.closed in ("both", "left") else "("

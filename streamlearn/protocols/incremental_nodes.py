@@ -90,8 +90,7 @@ class _Growth:
     """What one growth of the network measured, step by step (INIT = step 0)."""
 
     mode: str
-    A: np.ndarray
-    At: np.ndarray
+    node_matrix_bytes: int
     accuracy: np.ndarray
     t_nodes: np.ndarray
     t_update: np.ndarray
@@ -332,7 +331,8 @@ class IncrementalNodesProtocol(Protocol):
         # rows: A is never held; RowBlockNodes regenerates its rows for every product
         A = np.empty((0 if rows else n, kmax), order="F")
         At = np.empty((nt, kmax), order="F")
-        g = _Growth(mode=mode, A=A, At=At, accuracy=np.full(U + 1, np.nan),
+        g = _Growth(mode=mode, node_matrix_bytes=int(A.nbytes + At.nbytes),
+                    accuracy=np.full(U + 1, np.nan),
                     t_nodes=np.zeros(U + 1), t_update=np.zeros(U + 1),
                     t_test=np.zeros(U + 1), peak=np.zeros(U + 1, dtype=np.int64),
                     state=np.zeros(U + 1, dtype=np.int64),
@@ -413,10 +413,8 @@ class IncrementalNodesProtocol(Protocol):
         s = self.schedule()
         U = s.updates
         g = self._grow(learner, data, on_progress=ctx.on_progress)
-        acc, t_nodes, t_update, t_test = g.accuracy, g.t_nodes, g.t_update, g.t_test
-        peak, state, failed = g.peak, g.state, g.failed
-        mode, A, At, n = g.mode, g.A, g.At, data.X.shape[0]
-        c = int(data.n_classes or 2)
+        acc, t_nodes, t_update = g.accuracy, g.t_nodes, g.t_update
+        n, c = data.X.shape[0], int(data.n_classes or 2)
         steps = np.arange(1, U + 2)
         context = MetricContext(n_classes=c, extra={"update_accuracy": acc})
         dummy = np.zeros(U + 1, dtype=np.int64)
@@ -434,22 +432,22 @@ class IncrementalNodesProtocol(Protocol):
             "node_seconds": t_nodes.tolist(),
             "cumulative_step_seconds": np.cumsum(t_step).tolist(),
             "cumulative_update_seconds": np.cumsum(t_update).tolist(),
-            "test_seconds": t_test.tolist(),
-            "peak_traced_bytes": peak.tolist(),
-            "state_bytes": state.tolist(),
-            "node_matrix_bytes": int(A.nbytes + At.nbytes),
+            "test_seconds": g.t_test.tolist(),
+            "peak_traced_bytes": g.peak.tolist(),
+            "state_bytes": g.state.tolist(),
+            "node_matrix_bytes": g.node_matrix_bytes,
         }
-        na_from = int(np.argmax(failed)) if failed.any() else None
+        na_from = int(np.argmax(g.failed)) if g.failed.any() else None
         notes = {
             "updates": {
                 "nodes": [s.nodes_after(u) for u in range(U + 1)],
                 "feature_nodes": [s.feature_nodes_after(u) for u in range(U + 1)],
                 "enhancement_nodes": [s.enhancement_nodes_after(u) for u in range(U + 1)],
                 "accuracy": [None if np.isnan(a) else float(a) for a in acc],
-                "failed": failed.tolist(),
+                "failed": g.failed.tolist(),
             },
             "na_from_update": na_from,
-            "node_matrix": mode,
+            "node_matrix": g.mode,
         }
         return RunResult(metrics=metrics, curves=curves, timing=timing,
                          curve_axis="update (0 = initial network)", notes=notes,
