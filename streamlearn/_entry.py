@@ -3,11 +3,15 @@
 Importing the CLI loads NumPy, Numba and the learners (a second or more); a Ctrl-C in that
 time used to end in a traceback. SIGTERM (``kill``, a batch scheduler's time limit) is
 handled like Ctrl-C, so a run stopped that way releases its lock and undoes what it had
-half-written, as an interrupted run does.
+half-written, as an interrupted run does. Only in this process: a process it forks (a
+learner's ``multiprocessing`` pool with the fork start method) gets the default SIGTERM
+back, so a pool's ``terminate()`` ends its workers instead of raising KeyboardInterrupt
+in them (which had left ``--jobs 1`` runs of such a learner hanging).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from types import FrameType
@@ -17,9 +21,15 @@ def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _default_sigterm_in_child() -> None:
+    # whatever wraps the handler at the moment of the fork (SigintWatch during a run)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main() -> None:
     """Entry point: ``streamlearn.cli.app.main`` behind the interrupt handling above."""
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    os.register_at_fork(after_in_child=_default_sigterm_in_child)
     try:
         from streamlearn.cli.app import main as cli_main
     except KeyboardInterrupt:

@@ -27,14 +27,16 @@ class ProcessExitCalled(BaseException):
 @contextmanager
 def process_exit_refused() -> Iterator[None]:
     """Within the block, ``os._exit(code)`` called from this thread raises
-    :class:`ProcessExitCalled` instead of ending the process (other threads, such as a
-    process pool's watchdog, still end it). Compiled code calling C's ``exit()`` is not
-    caught; in a worker process (``--jobs 2`` and more) its death fails the run instead."""
+    :class:`ProcessExitCalled` instead of ending the process. Other threads (a process
+    pool's watchdog) and processes forked meanwhile (``multiprocessing``'s fork start
+    method ends each child with ``os._exit``) still exit. Compiled code calling C's
+    ``exit()`` is not caught; in a worker process (``--jobs 2`` and more) its death fails
+    the run instead."""
     real = os._exit
-    owner = threading.get_ident()
+    owner = (os.getpid(), threading.get_ident())
 
     def refuse(code: int) -> NoReturn:
-        if threading.get_ident() != owner:
+        if (os.getpid(), threading.get_ident()) != owner:
             real(code)
         raise ProcessExitCalled(code)
 

@@ -206,6 +206,22 @@ class Killed(Majority):
         return super().predict_one(x)
 
 
+def _square(v):
+    return v * v
+
+
+class ForksAPool(Majority):
+    """Majority whose reset computes in a forked multiprocessing pool (each child ends
+    with os._exit, which must still end the child)."""
+
+    def reset(self, n_features, n_classes):
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            self.squares = pool.map(_square, range(4))
+        super().reset(n_features, n_classes)
+
+
 class ExitsInInit(Majority):
     """Ends its process (os._exit) when built."""
 
@@ -334,7 +350,7 @@ def _cli_in_child(cfg: Path, cwd: Path) -> tuple[int, str]:
     through, it would end the child with 0, not this test session."""
     proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
                            "--jobs", "1"], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=120)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -353,6 +369,23 @@ def test_os_exit_0_in_this_process_fails_its_run_not_the_experiment(user_dir):
         assert recs[f"SEA__Majority__seed{seed}"]["status"] == "ok"
         assert "Exits called os._exit(0)" in recs[f"SEA__Bad__seed{seed}"]["error"]
     assert (user_dir / "out" / "summary.md").exists()
+
+
+def test_a_learner_forking_a_multiprocessing_pool_runs_normally(user_dir):
+    """os._exit is refused in streamlearn's process only: the children of a fork-based
+    pool end with it (when they did not, each child went on as another copy of the
+    experiment: "Interrupted." printed over and over, exit 2, no records). And the
+    children get the default SIGTERM back: with streamlearn's (SIGTERM as Ctrl-C), the
+    pool's terminate() raised KeyboardInterrupt in its workers, which printed their
+    tracebacks in every run and left one run in six hanging."""
+    cfg = _config(user_dir, [{"name": "misbehaving:ForksAPool", "label": "Forks"},
+                             {"name": "misbehaving:Majority", "label": "Majority"}])
+    rc, text = _cli_in_child(cfg, user_dir)
+    assert rc == 0, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text
+    recs = _records(user_dir / "out")
+    assert recs["Forks"]["status"] == "ok"
+    assert recs["Forks"]["metrics"] == recs["Majority"]["metrics"]
 
 
 @pytest.mark.parametrize("where", ["import", "init"])
