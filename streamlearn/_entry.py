@@ -35,4 +35,26 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
         sys.exit(130)
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as exc:
+        _finish(_exit_status(exc.code))
+        raise
+    _finish(0)
+
+
+def _finish(code: int) -> None:
+    """The command's work is done: end its worker processes and do not wait for ever for
+    threads a learner left running (:func:`~streamlearn.interrupts.leave_lingering_threads`)."""
+    from streamlearn.evaluation.process_pool import stop_workers
+    from streamlearn.interrupts import leave_lingering_threads
+
+    stop_workers()
+    leave_lingering_threads(code)
+
+
+def _exit_status(code: object) -> int:
+    """The process exit status ``sys.exit(code)`` gives."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1

@@ -90,9 +90,9 @@ def _import_object(path: str, kind: str) -> Any:
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
-    from streamlearn.interrupts import SigintWatch, process_exit_refused
+    from streamlearn.interrupts import SigintWatch, user_code_guarded
 
-    with SigintWatch() as interrupt, process_exit_refused():
+    with SigintWatch() as interrupt, user_code_guarded():
         try:
             obj: Any = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -262,9 +262,9 @@ class _Wrapped(Learner):
 
     @classmethod
     def _check_target(cls, params: dict[str, Any]) -> None:
-        from streamlearn.interrupts import SigintWatch, process_exit_refused
+        from streamlearn.interrupts import SigintWatch, user_code_guarded
 
-        with SigintWatch() as interrupt, process_exit_refused():
+        with SigintWatch() as interrupt, user_code_guarded():
             try:
                 cls.target(**copy.deepcopy(params))  # the config's values stay as written
             except UserError:

@@ -3,37 +3,58 @@
 User code (a learner's ``__init__``, ``predict_one``, ...) may raise ``KeyboardInterrupt``
 or ``SystemExit`` itself; that is its failure. Only a signal delivered to this process
 (Ctrl-C, or SIGTERM where the command handles it like Ctrl-C) interrupts streamlearn.
-Nor may user code end the process: ``os._exit(0)`` from a learner had ended a ``--jobs 1``
-experiment with nothing written and exit code 0 (:func:`process_exit_refused`).
+Nor may user code end the process (``os._exit(0)`` from a learner had ended a ``--jobs 1``
+experiment with nothing written and exit code 0), nor keep it alive for ever with a thread
+it leaves running (:func:`user_code_guarded`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any, NoReturn
 
-__all__ = ["ProcessExitCalled", "SigintWatch", "process_exit_refused"]
+__all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "leave_lingering_threads",
+           "user_code_guarded"]
 
 
 class ProcessExitCalled(BaseException):
     """User code called ``os._exit(code)``; raised instead of ending the process."""
 
 
+#: non-daemon threads that user code started and left running (see :func:`user_code_guarded`)
+LINGERING_THREADS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+#: seconds the command waits, once its work is done, for threads user code left running
+LINGER_SECONDS = 10.0
+
+
 @contextmanager
-def process_exit_refused() -> Iterator[None]:
-    """Within the block, ``os._exit(code)`` called from this thread raises
-    :class:`ProcessExitCalled` instead of ending the process. Other threads (a process
-    pool's watchdog) and processes forked meanwhile (``multiprocessing``'s fork start
-    method ends each child with ``os._exit``) still exit. Compiled code calling C's
-    ``exit()`` is not caught; in a worker process (``--jobs 2`` and more) its death fails
-    the run instead."""
+def user_code_guarded() -> Iterator[None]:
+    """The guard around user code (a learner's module, its construction, its run):
+
+    * ``os._exit(code)`` called from this thread of this process raises
+      :class:`ProcessExitCalled` instead of ending the process (``os._exit(0)`` in a
+      learner had ended a ``--jobs 1`` experiment with nothing written and exit 0). Other
+      threads (a process pool's watchdog) and processes forked meanwhile
+      (``multiprocessing``'s fork start method ends each child with ``os._exit``) still
+      exit. Compiled code calling C's ``exit()`` is not caught; in a worker process
+      (``--jobs 2`` and more) its death fails the run instead.
+    * Non-daemon threads the block starts and leaves running are noted in
+      :data:`LINGERING_THREADS`: the command does not wait for them for ever when it ends
+      (:func:`leave_lingering_threads`; a learner's endless background thread had left
+      ``streamlearn run`` hanging after writing its results).
+    """
     real = os._exit
     owner = (os.getpid(), threading.get_ident())
+    before = set(threading.enumerate())
 
     def refuse(code: int) -> NoReturn:
         if (os.getpid(), threading.get_ident()) != owner:
@@ -45,6 +66,35 @@ def process_exit_refused() -> Iterator[None]:
         yield
     finally:
         os._exit = real
+        for thread in threading.enumerate():
+            if thread not in before and not thread.daemon and thread.is_alive():
+                LINGERING_THREADS.add(thread)
+
+
+def leave_lingering_threads(code: int) -> None:
+    """Once the command's work is done: if threads user code left running are alive, start
+    a watchdog, and let Python exit as usual (its exit hooks stop, e.g., an idle
+    ``ThreadPoolExecutor``'s threads, then it waits for the others). If threads user code
+    left are still running :data:`LINGER_SECONDS` later, the watchdog says so and ends the
+    process with ``code`` (Python would wait for them for ever)."""
+    if not any(thread.is_alive() for thread in list(LINGERING_THREADS)):
+        return
+
+    def watchdog() -> None:
+        time.sleep(LINGER_SECONDS)
+        left = sorted(t.name for t in list(LINGERING_THREADS) if t.is_alive())
+        if not left:
+            return
+        sys.stdout.flush()
+        sys.stderr.write(
+            f"streamlearn: the learners' code left {len(left)} thread(s) running "
+            f"({', '.join(left)}); exiting without waiting for them. Everything above was "
+            "written before; a learner should stop its threads (or make them daemon "
+            "threads).\n")
+        sys.stderr.flush()
+        os._exit(code)
+
+    threading.Thread(target=watchdog, name="streamlearn-linger-watchdog", daemon=True).start()
 
 
 class SigintWatch:

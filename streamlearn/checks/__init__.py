@@ -22,7 +22,7 @@ from streamlearn import registry
 from streamlearn.base import protocol_tags
 from streamlearn.checks.common import Check, CheckResult, description, yield_common_checks
 from streamlearn.checks.learners import yield_prequential_checks
-from streamlearn.interrupts import SigintWatch, process_exit_refused
+from streamlearn.interrupts import SigintWatch, user_code_guarded
 
 __all__ = ["Check", "CheckResult", "check_suites", "run_checks", "yield_checks"]
 
@@ -82,7 +82,7 @@ def run_checks(cls: type, params: dict[str, Any] | None = None) -> list[CheckRes
             params["seed"] = 0
         for name, check in yield_checks(cls):
             what = description(name, check)
-            with SigintWatch() as interrupt, process_exit_refused():
+            with SigintWatch() as interrupt, user_code_guarded():
                 try:
                     check(cls, params)
                 except AssertionError as exc:

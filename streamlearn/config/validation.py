@@ -393,9 +393,9 @@ def _lookup(getter: Any, name: str, path: str) -> Any:
 def _reported(cls: Any, path: str, doing: str) -> Iterator[None]:
     """Whatever the component's own code raises while ``doing`` is a config error at
     ``path``; only a real Ctrl-C goes through."""
-    from streamlearn.interrupts import SigintWatch, process_exit_refused
+    from streamlearn.interrupts import SigintWatch, user_code_guarded
 
-    with SigintWatch() as interrupt, process_exit_refused():
+    with SigintWatch() as interrupt, user_code_guarded():
         try:
             yield
         except UserError as exc:

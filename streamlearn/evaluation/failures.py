@@ -6,14 +6,14 @@ counters). Whatever that code raises — any ``BaseException``: ``SystemExit`` f
 ``sys.exit()``, a ``KeyboardInterrupt`` it raises itself, ``GeneratorExit`` — fails that
 run, recorded with its message, and the experiment goes on. Only a real Ctrl-C (SIGINT
 delivered to this process) interrupts: :class:`SigintWatch` tells the two apart.
-``os._exit()`` from its code is such a failure too (:func:`process_exit_refused`).
+``os._exit()`` from its code is such a failure too (:func:`user_code_guarded`).
 """
 
 from __future__ import annotations
 
-from streamlearn.interrupts import ProcessExitCalled, SigintWatch, process_exit_refused
+from streamlearn.interrupts import ProcessExitCalled, SigintWatch, user_code_guarded
 
-__all__ = ["ProcessExitCalled", "SigintWatch", "describe_failure", "process_exit_refused"]
+__all__ = ["ProcessExitCalled", "SigintWatch", "describe_failure", "user_code_guarded"]
 
 
 def describe_failure(exc: BaseException, who: str) -> str:

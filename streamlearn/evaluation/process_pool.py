@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
+from typing import Any
 
 from streamlearn.evaluation.runs import (
     ComputedRun,
@@ -28,7 +30,7 @@ from streamlearn.evaluation.runs import (
     write_computed,
 )
 
-__all__ = ["run_in_processes"]
+__all__ = ["run_in_processes", "stop_workers"]
 
 #: Thread-count variables set to 1 in the workers (one BLAS/OpenMP thread per run, so a
 #: run's result does not depend on --jobs); the list joblib's ``inner_max_num_threads`` sets.
@@ -37,6 +39,18 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMEXPR_NUM_THREADS")
 #: Seconds an idle worker stays alive for the next run (joblib's default).
 IDLE_WORKER_SECONDS = 300
+
+#: the worker pools this process used (loky keeps one alive between experiments)
+_POOLS: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def stop_workers() -> None:
+    """End the worker processes this process started, running or idle. The ``streamlearn``
+    command calls it when its work is done: a worker that a learner's leftover thread keeps
+    alive would otherwise keep the command waiting for it at exit, for ever (loky joins its
+    pool then). In a longer-lived process (tests, a notebook) the pool stays for reuse."""
+    for pool in list(_POOLS):
+        pool.shutdown(wait=True, kill_workers=True)
 
 
 def _dead_worker_record(spec: RunSpec, exc: BaseException, out_dir: Path) -> RunOutcome:
@@ -83,6 +97,7 @@ def run_in_processes(pending: list[RunSpec], out_dir: Path, data_dir: str | None
         for attempt in (1, 2):  # a pool found broken between the two calls: a new one
             executor = get_reusable_executor(max_workers=jobs, timeout=IDLE_WORKER_SECONDS,
                                              env=env)
+            _POOLS.add(executor)
             try:
                 fut = executor.submit(_execute_in_worker, spec, out_dir, data_dir, parent)
                 break

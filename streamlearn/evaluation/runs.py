@@ -39,7 +39,7 @@ from streamlearn.evaluation.code_identity import (
 from streamlearn.evaluation.failures import (
     SigintWatch,
     describe_failure,
-    process_exit_refused,
+    user_code_guarded,
 )
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.protocols.preparation import derive_seeds
@@ -288,7 +288,7 @@ def compute_run(
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                               time.perf_counter() - t_start, other_code))
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
-    with SigintWatch() as sigint, process_exit_refused():
+    with SigintWatch() as sigint, user_code_guarded():
         try:
             with _single_thread_blas():
                 fields, arrays = _run_learner(spec, cls, protocol, prepared, ctx, record)

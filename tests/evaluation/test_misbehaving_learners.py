@@ -222,6 +222,40 @@ class ForksAPool(Majority):
         super().reset(n_features, n_classes)
 
 
+class LeavesAThread(Majority):
+    """Majority that starts, when reset, a non-daemon thread that never ends; the thread
+    writes its process id to pids/<id>."""
+
+    def reset(self, n_features, n_classes):
+        import threading
+
+        def forever():
+            os.makedirs("pids", exist_ok=True)
+            with open(os.path.join("pids", str(threading.get_ident())), "w") as f:
+                f.write(str(os.getpid()))
+            while True:
+                time.sleep(0.05)
+
+        threading.Thread(target=forever, name="forever").start()
+        super().reset(n_features, n_classes)
+
+
+_POOL = []
+
+
+class UsesAThreadPool(Majority):
+    """Majority that computes in a module-level ThreadPoolExecutor (never shut down: its
+    idle threads end at exit, by the executor's own exit hook)."""
+
+    def reset(self, n_features, n_classes):
+        from concurrent.futures import ThreadPoolExecutor
+
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(2))
+        self.squares = list(_POOL[0].map(_square, range(4)))
+        super().reset(n_features, n_classes)
+
+
 class ExitsInInit(Majority):
     """Ends its process (os._exit) when built."""
 
@@ -386,6 +420,49 @@ def test_a_learner_forking_a_multiprocessing_pool_runs_normally(user_dir):
     recs = _records(user_dir / "out")
     assert recs["Forks"]["status"] == "ok"
     assert recs["Forks"]["metrics"] == recs["Majority"]["metrics"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_thread_left_running_by_a_learner_does_not_keep_the_command_alive(user_dir, jobs):
+    """An endless non-daemon thread started by a learner had left `streamlearn run` hanging
+    after it wrote its results (with --jobs 2 in loky's exit, waiting for the worker the
+    thread kept alive). Now the command ends with its own exit code, saying so (--jobs 1:
+    after waiting LINGER_SECONDS for the threads), and no process of the thread is left."""
+    from streamlearn.interrupts import LINGER_SECONDS
+
+    cfg = _config(user_dir, [{"name": "misbehaving:LeavesAThread", "label": "Threads"},
+                             {"name": "misbehaving:Majority", "label": "Majority"}])
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
+                           "--jobs", jobs], cwd=user_dir, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert time.monotonic() - t0 < 60
+    recs = _records(user_dir / "out")
+    assert recs["Threads"]["status"] == "ok" and recs["Majority"]["status"] == "ok"
+    if jobs == "1":
+        assert "left 5 thread(s) running (forever, forever" in " ".join(proc.stderr.split())
+        assert time.monotonic() - t0 >= LINGER_SECONDS
+    pids = {int(p.read_text()) for p in (user_dir / "pids").iterdir()}
+    assert pids
+    time.sleep(0.5)  # a killed worker is reaped by its parent's exit
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_a_learner_s_idle_thread_pool_does_not_delay_the_exit(user_dir):
+    """Threads that end at exit by their own hooks (an idle ThreadPoolExecutor's) are left
+    to Python: no message, no wait."""
+    from streamlearn.interrupts import LINGER_SECONDS
+
+    cfg = _config(user_dir, [{"name": "misbehaving:UsesAThreadPool", "label": "Pool"}])
+    t0 = time.monotonic()
+    rc, text = _cli_in_child(cfg, user_dir)
+    assert rc == 0, text
+    assert "thread(s) running" not in text
+    assert time.monotonic() - t0 < LINGER_SECONDS
+    assert _records(user_dir / "out")["Pool"]["status"] == "ok"
 
 
 @pytest.mark.parametrize("where", ["import", "init"])
