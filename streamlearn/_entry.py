@@ -46,10 +46,11 @@ def main() -> None:
 def _finish(code: int) -> None:
     """The command's work is done: end its worker processes and do not wait for ever for
     threads a learner left running (:func:`~streamlearn.interrupts.leave_lingering_threads`)."""
-    from streamlearn.evaluation.process_pool import stop_workers
     from streamlearn.interrupts import leave_lingering_threads
 
-    stop_workers()
+    pools = sys.modules.get("streamlearn.evaluation.process_pool")
+    if pools is not None:  # only a command that ran worker processes imported it
+        pools.stop_workers()
     leave_lingering_threads(code)
 
 
