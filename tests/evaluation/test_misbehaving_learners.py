@@ -379,11 +379,11 @@ def test_in_worker_processes_a_learner_ending_its_process_fails_its_run_only(use
             assert bad["error"].startswith("SystemExit: 0 (Raises called sys.exit()")
 
 
-def _cli_in_child(cfg: Path, cwd: Path) -> tuple[int, str]:
-    """`streamlearn run CFG -q --jobs 1` in a child process: were os._exit(0) to get
+def _cli_in_child(cfg: Path, cwd: Path, jobs: str = "1") -> tuple[int, str]:
+    """`streamlearn run CFG -q --jobs N` in a child process: were os._exit(0) to get
     through, it would end the child with 0, not this test session."""
     proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
-                           "--jobs", "1"], cwd=cwd, capture_output=True, text=True,
+                           "--jobs", jobs], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -433,15 +433,13 @@ def test_a_thread_left_running_by_a_learner_does_not_keep_the_command_alive(user
     cfg = _config(user_dir, [{"name": "misbehaving:LeavesAThread", "label": "Threads"},
                              {"name": "misbehaving:Majority", "label": "Majority"}])
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
-                           "--jobs", jobs], cwd=user_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rc, text = _cli_in_child(cfg, user_dir, jobs)
+    assert rc == 0, text
     assert time.monotonic() - t0 < 60
     recs = _records(user_dir / "out")
     assert recs["Threads"]["status"] == "ok" and recs["Majority"]["status"] == "ok"
     if jobs == "1":
-        assert "left 5 thread(s) running (forever, forever" in " ".join(proc.stderr.split())
+        assert "left 5 thread(s) running (forever, forever" in " ".join(text.split())
         assert time.monotonic() - t0 >= LINGER_SECONDS
     pids = {int(p.read_text()) for p in (user_dir / "pids").iterdir()}
     assert pids
