@@ -10,4 +10,13 @@
 
 Each kernel has a plain-NumPy reference in ``tests/reference/`` that the tests compare
 it with. No orchestration, strings, dicts or RNG objects live here.
+``_cache_dir`` chooses where Numba caches the kernels when the package folder and the
+user's home are read-only; it runs before the first kernel is defined.
 """
+
+from __future__ import annotations
+
+from streamlearn.kernels._cache_dir import ensure_cache_dir
+
+ensure_cache_dir()
+
