@@ -21,8 +21,10 @@ from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any, NoReturn
 
-__all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "leave_lingering_threads",
-           "user_code_guarded"]
+from streamlearn import float_env
+
+__all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "float_env_note",
+           "leave_lingering_threads", "user_code_guarded"]
 
 
 class ProcessExitCalled(BaseException):
@@ -51,7 +53,12 @@ def user_code_guarded() -> Iterator[None]:
       :data:`LINGERING_THREADS`: the command does not wait for them for ever when it ends
       (:func:`leave_lingering_threads`; a learner's endless background thread had left
       ``streamlearn run`` hanging after writing its results).
+    * The block starts in IEEE 754's default floating-point environment, and the
+      environment is set back when it ends (:mod:`~streamlearn.float_env`: a library
+      built with ``-ffast-math`` that one learner's module loaded had flushed the
+      subnormal numbers of every learner run after it in the same process).
     """
+    _note_float_env(float_env.reset())
     real = os._exit
     owner = (os.getpid(), threading.get_ident())
     before = set(threading.enumerate())
@@ -66,9 +73,30 @@ def user_code_guarded() -> Iterator[None]:
         yield
     finally:
         os._exit = real
+        _note_float_env(float_env.reset())
         for thread in threading.enumerate():
             if thread not in before and not thread.daemon and thread.is_alive():
                 LINGERING_THREADS.add(thread)
+
+
+def _note_float_env(changed: list[str]) -> None:
+    for change in changed:
+        float_env.CHANGES_SEEN[change] = None
+
+
+def float_env_note() -> str | None:
+    """What the command tells the user when user code changed the floating-point
+    environment (``None`` when it did not)."""
+    if not float_env.CHANGES_SEEN:
+        return None
+    what = ", ".join(float_env.CHANGES_SEEN)
+    done = ("streamlearn set IEEE 754's default again before and after each learner's "
+            "code, so no result depends on which process ran which run"
+            if float_env.can_reset() else
+            "streamlearn could not set it back on this platform: results computed in "
+            "one process after that code ran may differ from those of another --jobs")
+    return (f"Note: a learner's code changed the floating-point environment ({what}; a "
+            f"library built with -ffast-math does this when it is loaded); {done}.")
 
 
 def leave_lingering_threads(code: int) -> None:
