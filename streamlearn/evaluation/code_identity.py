@@ -1,4 +1,5 @@
-"""Which code computes a run: streamlearn's own source and a user's learner's source files.
+"""Which code computes a run: streamlearn's own source and the source files of a user's
+learner and stream.
 
 A run's record names the code it was planned with (``code_sha256`` in its spec for a
 user's learner; the client's streamlearn source travels with the spec). The process that
@@ -183,37 +184,47 @@ def _files_sha256(cls: type) -> str | None:
     return digest.hexdigest()
 
 
-def user_code_sha256(name: str) -> str | None:
-    """SHA-256 of the user's code of the learner class a dotted path ``module:Class``
-    names, as this process loaded it: its source file and the user's modules it refers to
-    (helpers, base classes; :func:`_user_modules`), when the class's file is the user's own
-    (not inside an installed package, whose version the record already holds); ``None``
-    for registered names and installed code."""
+def _user_class(name: str, kind: str) -> type:
+    return components.get_stream(name) if kind == "stream" else components.get_algorithm(name)
+
+
+def user_code_sha256(name: str, kind: str = "algorithm") -> str | None:
+    """SHA-256 of the user's code of the learner (``kind="stream"``: the stream) class a
+    dotted path ``module:Class`` names, as this process loaded it: its source file and the
+    user modules it imports (helpers, base classes; :func:`_user_modules`), when the
+    class's file is the user's own (not inside an installed package, whose version the
+    record already holds); ``None`` for registered names and installed code."""
     if ":" not in name:
         return None
-    cls = components.get_algorithm(name)
+    cls = _user_class(name, kind)
     if cls not in _LOADED:
         _LOADED[cls] = _files_sha256(cls)
     return _LOADED[cls]
 
 
 def code_mismatch(algorithm: str, code_sha256: str | None,
-                  streamlearn_sha256: str | None) -> str | None:
+                  streamlearn_sha256: str | None, stream: str | None = None,
+                  stream_code_sha256: str | None = None) -> str | None:
     """Why this process may not compute a run planned with these hashes (``None``: it may).
-    ``streamlearn_sha256`` ``None`` skips streamlearn's own check."""
+    ``streamlearn_sha256`` ``None`` skips streamlearn's own check; ``stream_code_sha256``
+    is the user's stream's code, when the stream is a ``module:Class`` of theirs."""
     if streamlearn_sha256 is not None and streamlearn_source_sha256() != streamlearn_sha256:
         return (f"this process runs other streamlearn code ({streamlearn.__file__}, source "
                 f"SHA-256 {streamlearn_source_sha256()[:12]}) than the experiment was "
                 f"planned with ({streamlearn_sha256[:12]}): streamlearn was edited during "
                 "the experiment, or this worker has another version installed. Install the "
                 "same streamlearn everywhere and run again.")
-    if code_sha256 is None:
-        return None
-    here = user_code_sha256(algorithm)
-    if here != code_sha256:
-        files = ", ".join(_user_modules(components.get_algorithm(algorithm)).values())
-        return (f"the learner {algorithm!r} that this process loaded ({files}, SHA-256 "
-                f"{(here or 'none')[:12]}) is not the one the experiment was planned with "
-                f"({code_sha256[:12]}): a file was edited during the experiment, or this "
-                "worker has another copy of it. Make the copies agree and run again.")
+    for name, kind, planned in ((algorithm, "learner", code_sha256),
+                                (stream, "stream", stream_code_sha256)):
+        if planned is None or name is None:
+            continue
+        key = "stream" if kind == "stream" else "algorithm"
+        here = user_code_sha256(name, key)
+        if here != planned:
+            files = ", ".join(_user_modules(_user_class(name, key)).values())
+            return (f"the {kind} {name!r} that this process loaded ({files}, SHA-256 "
+                    f"{(here or 'none')[:12]}) is not the one the experiment was planned "
+                    f"with ({planned[:12]}): a file was edited during the experiment, or "
+                    "this worker has another copy of it. Make the copies agree and run "
+                    "again.")
     return None

@@ -70,6 +70,8 @@ class RunSpec:
     #: a user's learner's source file (``module:Class`` outside installed packages): an
     #: edited learner is a new run, so a resumed experiment never mixes two versions
     code_sha256: str | None = None
+    #: a user's stream class's source files (``module:Class``), likewise
+    stream_code_sha256: str | None = None
     #: streamlearn's source as the planning process loaded it (not part of the identity:
     #: the record's versions say which release ran); the computing process checks it
     streamlearn_sha256: str | None = None
@@ -95,6 +97,8 @@ class RunSpec:
             extra["data_sha256"] = self.data_sha256
         if self.code_sha256:
             extra["code_sha256"] = self.code_sha256
+        if self.stream_code_sha256:
+            extra["stream_code_sha256"] = self.stream_code_sha256
         for key in ("window", "fading", "fold"):  # only when set, as above
             if getattr(self, key) is not None:
                 extra[key] = getattr(self, key)
@@ -121,13 +125,14 @@ def plan_runs(cfg: ExperimentConfig,
               data_digests: dict[str, str] | None = None) -> list[RunSpec]:
     """All runs of a config, grouped by (stream, seed) so a stream is built once.
     ``data_digests``: stream label → SHA-256 of its file (file streams), part of each
-    run's identity, as is the SHA-256 of a user's learner's source file
+    run's identity, as are the SHA-256 of a user's learner's and stream's source files
     (:func:`user_code_sha256`). Under a prequential validation over ``k`` learner copies
     (:meth:`~streamlearn.base.Protocol.fold_count`) each (stream, algorithm, seed) is ``k``
     runs, one per copy (``fold``), so parallelism, resume and the backends handle folds
     as any other run."""
     digests = data_digests or {}
     code = {a.name: user_code_sha256(a.name) for a in cfg.algorithms}
+    stream_code = {s.name: user_code_sha256(s.name, "stream") for s in cfg.streams}
     source = streamlearn_source_sha256()
     protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
     k = protocol.fold_count()
@@ -136,6 +141,7 @@ def plan_runs(cfg: ExperimentConfig,
         RunSpec(
             data_sha256=digests.get(s.label),
             code_sha256=code[a.name],
+            stream_code_sha256=stream_code[s.name],
             streamlearn_sha256=source,
             experiment=cfg.name,
             protocol=cfg.protocol,
@@ -282,7 +288,8 @@ def compute_run(
         record["machine"] = records.machine_info()
     record["stream_info"] = prepared.info
     cls = components.get_algorithm(spec.algorithm.name)
-    other_code = code_mismatch(spec.algorithm.name, spec.code_sha256, spec.streamlearn_sha256)
+    other_code = code_mismatch(spec.algorithm.name, spec.code_sha256, spec.streamlearn_sha256,
+                               spec.stream.name, spec.stream_code_sha256)
     if other_code is not None:  # never a record of code other than the planned one
         record.update(status="failed", retry_on_resume=True, error=other_code)
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
