@@ -319,7 +319,8 @@ def _check_stream_size(i: int, s: StreamConfig, stream: Any,
                        ram: int | None) -> tuple[int, int] | None:
     """The stream's ``(samples, features)`` when its parameters say it; refuses one that
     cannot fit in memory or is shorter than its normalisation warm-up."""
-    size = stream.estimate_size()
+    with _reported(type(stream), f"streams[{i}].name", "estimating the size of"):
+        size = stream.estimate_size()  # a user's stream's own code
     if size is not None and s.max_samples is not None:
         size = (min(size[0], s.max_samples), size[1])
     if size is not None and ram and 8 * size[0] * (size[1] + 1) > ram:
@@ -401,6 +402,9 @@ def _reported(cls: Any, path: str, doing: str) -> Iterator[None]:
         except UserError as exc:
             raise fail(path, str(exc)) from None
         except (TypeError, ValueError) as exc:
+            if doing != "building":
+                raise fail(path, f"{doing} {cls.__name__} failed: {type(exc).__name__}: "
+                           f"{exc}") from None
             raise fail(path, f"{cls.__name__} rejected these parameters: {exc}") from None
         except BaseException as exc:  # its own code raised (SystemExit, RuntimeError, ...)
             if interrupt.seen:  # a real Ctrl-C, not the class's own KeyboardInterrupt

@@ -8,6 +8,7 @@ resumes, and runs them in parallel (:mod:`~streamlearn.evaluation.process_pool`,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import typing
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from streamlearn import atomic, components
 from streamlearn.config import ExperimentConfig, StreamConfig
 from streamlearn.errors import DataError, UserError
 from streamlearn.evaluation import record_archive, records
+from streamlearn.evaluation.failures import SigintWatch, describe_failure, user_code_guarded
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.runs import (
     Progress,
@@ -85,22 +87,47 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
     given, receives each checked file's SHA-256 by stream label."""
     out: dict[str, DataError] = {}
     for scfg in cfg.streams:
-        stream = build_stream(scfg, cfg.seeds[0], data_dir)
-        try:
-            stream.check_available()
-        except DataError as exc:
-            out[scfg.label] = exc
-            continue
-        check_content = getattr(stream, "check_content", None)
-        if check_content is not None:
+        with user_stream_code(scfg):
+            stream = build_stream(scfg, cfg.seeds[0], data_dir)
             try:
-                check_content(keep=keep)
-            except UserError as exc:
-                exc.args = (f"Stream {scfg.label!r}: {exc}",)
-                raise exc from None
-            if digests is not None:
-                digests[scfg.label] = stream.content_sha256()
+                stream.check_available()
+            except DataError as exc:
+                out[scfg.label] = exc
+                continue
+            check_content = getattr(stream, "check_content", None)
+            if check_content is not None:
+                try:
+                    check_content(keep=keep)
+                except UserError as exc:
+                    exc.args = (f"Stream {scfg.label!r}: {exc}",)
+                    raise exc from None
+                if digests is not None:
+                    digests[scfg.label] = stream.content_sha256()
     return out
+
+
+@contextlib.contextmanager
+def user_stream_code(scfg: StreamConfig) -> Iterator[None]:
+    """Around the checks before the runs that call a stream's methods: for a user's
+    stream (``module:Class``) they run guarded, and whatever its code raises
+    (``sys.exit()``, ``os._exit()``, any exception) stops the command as a user error
+    naming the stream, before anything is written (an ``estimate_size`` of theirs that
+    raised had ended ``streamlearn run`` with a traceback)."""
+    if ":" not in scfg.name:
+        yield
+        return
+    with SigintWatch() as sigint, user_code_guarded():
+        try:
+            yield
+        except UserError:
+            raise
+        except BaseException as exc:
+            if sigint.seen:  # a real Ctrl-C
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            raise UserError(f"Stream {scfg.label!r} ({scfg.name}): "
+                            f"{describe_failure(exc, 'its code')}. Nothing was run.") from None
 
 
 def known_length(scfg: StreamConfig, seed: int, data_dir: str | None,
@@ -135,7 +162,8 @@ def check_stream_lengths(cfg: ExperimentConfig, data_dir: str | None, reads_data
     for scfg in cfg.streams:
         if scfg.label in skip:
             continue
-        n = known_length(scfg, cfg.seeds[0], data_dir, reads_data)
+        with user_stream_code(scfg):
+            n = known_length(scfg, cfg.seeds[0], data_dir, reads_data)
         if n is None:
             continue
         capped = " (after its max_samples cap)" if scfg.max_samples is not None else ""

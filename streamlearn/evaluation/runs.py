@@ -30,6 +30,7 @@ import numpy as np
 from streamlearn import components
 from streamlearn.base import Learner, PreparedData, Protocol, RunContext
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
+from streamlearn.errors import UserError
 from streamlearn.evaluation import records
 from streamlearn.evaluation.code_identity import (
     code_mismatch,
@@ -217,8 +218,9 @@ def execute_run(
 ) -> RunOutcome:
     """Run one (stream, algorithm, seed) through its protocol; write its record atomically.
 
-    A learner that raises is a result (a failed record naming the error); data and
-    configuration problems (``UserError``) and interrupts propagate.
+    A learner or a user's stream that raises is a result (a failed record naming the
+    error); a registered stream's data and configuration problems (``UserError``) and
+    interrupts propagate.
     """
     computed = compute_run(spec, data_dir, on_progress)
     write_computed(out_dir, computed)
@@ -272,8 +274,9 @@ def compute_run(
     Everything the learner's own code does — its construction, ``repr``, warm-up, the run,
     ``model_bytes``, its counters, the memory pass — is guarded: whatever it raises, any
     ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` of its own, ...), is this
-    run's failure (:mod:`~streamlearn.evaluation.failures`). A real Ctrl-C still
-    interrupts; preparing the data (a ``UserError``) is not the learner's and propagates.
+    run's failure (:mod:`~streamlearn.evaluation.failures`), and so is anything a user's
+    stream (``module:Class``) raises while its data are prepared. A real Ctrl-C still
+    interrupts; preparing a registered stream's data (a ``UserError``) propagates.
     """
     t_start = time.perf_counter()
     record = base_record(spec)
@@ -283,7 +286,16 @@ def compute_run(
                      fading=spec.fading, fold=spec.fold, seed=spec.seed)
     with _single_thread_blas():
         protocol = spec.make_protocol()
-        prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
+        if ":" in spec.stream.name:  # a user's stream: its code's failure is this run's
+            prepared_or_error = _prepare_user_stream(spec, protocol, data_dir)
+            if isinstance(prepared_or_error, tuple):
+                error, trace = prepared_or_error
+                record.update(status="failed", error=error, traceback=trace)
+                return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                                      time.perf_counter() - t_start, error))
+            prepared = prepared_or_error
+        else:
+            prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
         # where the times were measured, with the BLAS threads the run has (one)
         record["machine"] = records.machine_info()
     record["stream_info"] = prepared.info
@@ -317,6 +329,30 @@ def compute_run(
     record.update(fields)
     return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
                        arrays)
+
+
+def _prepare_user_stream(spec: RunSpec, protocol: Protocol, data_dir: str | None,
+                         ) -> PreparedData | tuple[str, str]:
+    """A user's stream (``module:Class``) prepared under the guard a learner's code runs
+    under: whatever its code raises (``sys.exit()``, ``os._exit()``, an exception, its
+    own ``KeyboardInterrupt``) or streamlearn finds wrong with its data is the run's
+    failure, ``(error, traceback)``. Unguarded, ``sys.exit(0)`` in a stream's ``_load``
+    had ended a ``--jobs 1`` experiment with exit code 0, that stream's runs missing and
+    no summary; an exception had ended it with a traceback."""
+    with SigintWatch() as sigint, user_code_guarded():
+        try:
+            return protocol.prepare(spec.stream, spec.seed, data_dir)
+        except BaseException as exc:
+            if sigint.seen:  # a real Ctrl-C
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            if isinstance(exc, UserError):  # streamlearn's own check of the data
+                error = str(exc)
+            else:
+                error = describe_failure(exc, f"the stream {spec.stream.name}")
+            return (f"preparing the stream {spec.stream.label!r} ({spec.stream.name}) "
+                    f"failed: {error}", traceback.format_exc(limit=8))
 
 
 def _load_average() -> list[float] | None:
