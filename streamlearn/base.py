@@ -180,6 +180,29 @@ class StreamInfo:
     substitute_for: str | None = None
 
 
+def _class_indices(y: np.ndarray, stream: str) -> np.ndarray:
+    """Classification labels as int64 class indices, refusing what a cast would change:
+    a fractional or non-finite label (``0.5`` had become class 0), a negative one, text."""
+    if y.dtype.kind in "iub":
+        out = np.ascontiguousarray(y, dtype=np.int64)
+    elif y.dtype.kind == "f":
+        bad = ~np.isfinite(y) | (y != np.trunc(y))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise UserError(f"{stream}: classification labels must be class indices "
+                            f"0..C-1 (integers); label {i} is {float(y[i])!r}.")
+        out = np.ascontiguousarray(y, dtype=np.int64)
+    else:
+        raise UserError(f"{stream}: classification labels must be class indices 0..C-1 "
+                        f"(integers); they are of type {y.dtype} (first: {y[:1].tolist()}): "
+                        "map each class to its index in the stream's _load().")
+    if out.size and out.min() < 0:
+        i = int(np.argmin(out))
+        raise UserError(f"{stream}: classification labels must be class indices 0..C-1; "
+                        f"label {i} is {out[i]}.")
+    return out
+
+
 class Stream(Base):
     """A finite, re-iterable data stream that materialises to ``(X, y)`` arrays.
 
@@ -244,11 +267,21 @@ class Stream(Base):
         return self.info().n_classes
 
     def to_arrays(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        X, y = self._load()
+        """``_load()``'s arrays (the first ``n`` rows), checked: ``X`` of shape ``(n, d)``
+        as float64, ``y`` of shape ``(n,)``, as int64 class indices for classification."""
+        X, y = (np.asarray(a) for a in self._load())
+        name = type(self).__name__
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+            raise UserError(f"{name}._load() must return X of shape (n, d) and y of shape "
+                            f"(n,); it returned X of shape {X.shape} and y of shape "
+                            f"{y.shape}.")
         if n is not None:
             X, y = X[:n], y[:n]
         X = np.ascontiguousarray(X, dtype=np.float64)
-        y = np.ascontiguousarray(y, dtype=np.int64 if self.task == "classification" else np.float64)
+        if self.task == "classification":
+            y = _class_indices(y, name)
+        else:
+            y = np.ascontiguousarray(y, dtype=np.float64)
         return X, y
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, Any]]:

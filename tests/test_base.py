@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from streamlearn import components, registry
 from streamlearn.algorithms.bls.broad_learning import BLSClassifier
+from streamlearn.base import Stream
 from streamlearn.errors import UserError
 from streamlearn.params import Base
 
@@ -84,3 +86,48 @@ def test_own_parameters_and_changed_defaults_of_the_bls_subclasses():
     learner = algos["online_bls_ada_fast"](mu=0.95, n3=7, lam=0.5, seed=3)
     assert learner.clone().get_params() == learner.get_params()
     assert learner.get_params()["n3"] == 7 and learner.get_params()["mu"] == 0.95
+
+
+# ------------------------------------------------ Stream.to_arrays checks what _load gives
+
+
+class _Given(Stream):
+    """A stream returning the arrays it is given."""
+
+    def __init__(self, X=None, y=None, task: str = "classification"):
+        self.X, self.y, self.task = X, y, task
+
+    def _load(self):
+        return self.X, self.y
+
+
+def test_to_arrays_keeps_integer_valued_labels_of_any_dtype():
+    X = np.zeros((4, 2))
+    for y in ([0, 1, 1, 0], np.array([0.0, 2.0, 1.0, 0.0]), np.array([True, False] * 2)):
+        _, got = _Given(X, np.asarray(y)).to_arrays()
+        assert got.dtype == np.int64
+        assert got.tolist() == np.asarray(y).astype(int).tolist()
+    _, got = _Given(X, np.array([0.5, 1.5, 2.0, 0.0]), task="regression").to_arrays()
+    assert got.tolist() == [0.5, 1.5, 2.0, 0.0]  # regression targets stay as they are
+
+
+@pytest.mark.parametrize(("y", "message"), [
+    (np.array([0.0, 0.5, 1.0, 1.0]), "label 1 is 0.5"),  # had become class 0
+    (np.array([0.0, 1.0, np.nan, 1.0]), "label 2 is nan"),
+    (np.array([0, 1, -1, 1]), "label 2 is -1"),
+    (np.array(["a", "b", "a", "b"]), "they are of type <U1"),
+])
+def test_to_arrays_refuses_labels_a_cast_would_change(y, message):
+    with pytest.raises(UserError, match=r"class indices 0\.\.C-1") as info:
+        _Given(np.zeros((4, 2)), y).to_arrays()
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(("X", "y"), [
+    (np.zeros(4), np.zeros(4)),  # X of one dimension
+    (np.zeros((4, 2)), np.zeros(3)),  # lengths differ
+    (np.zeros((4, 2)), np.zeros((4, 1))),  # y of two dimensions
+])
+def test_to_arrays_refuses_arrays_of_the_wrong_shape(X, y):
+    with pytest.raises(UserError, match=r"_Given._load\(\) must return X of shape"):
+        _Given(X, y).to_arrays()

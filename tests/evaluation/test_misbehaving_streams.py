@@ -4,7 +4,8 @@ and the others go on; nothing ends the experiment with exit code 0 or a tracebac
 Found by CLI probes: ``sys.exit(0)`` or ``os._exit(0)`` in a user's stream's ``_load``
 ended ``streamlearn run --jobs 1`` with exit code 0, that stream's runs missing and no
 summary written; an exception there, or in its ``estimate_size``, ended it with a
-traceback; its own ``KeyboardInterrupt`` was taken for a Ctrl-C (exit 130).
+traceback; its own ``KeyboardInterrupt`` was taken for a Ctrl-C (exit 130); labels 0.5
+and 1.5 became classes 0 and 1 (exit 0).
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ class NaNs(_Base):
         return X, y
 
 
+class HalfLabels(_Base):
+    def _load(self):
+        X, y = super()._load()
+        return X, y + 0.5
+
+
 class SizeRaises(_Base):
     def estimate_size(self):
         raise ValueError("cannot tell")
@@ -72,6 +79,8 @@ EXPECTED = {
     "Raises": "ValueError: bad data",
     "OwnInterrupt": "raised KeyboardInterrupt itself; no Ctrl-C reached streamlearn",
     "NaNs": "contains NaN or infinite feature values",
+    # a cast to int64 had made 0.5 and 1.5 classes 0 and 1, exit 0
+    "HalfLabels": "classification labels must be class indices 0..C-1 (integers); label",
 }
 
 
