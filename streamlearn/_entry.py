@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 from types import FrameType
+from typing import Any
 
 
 def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -30,9 +31,24 @@ def main() -> None:
     """Entry point: ``streamlearn.cli.app.main`` behind the interrupt handling above."""
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     os.register_at_fork(after_in_child=_default_sigterm_in_child)
+    swallowed: list[BaseException] = []
+
+    def interrupt_in_a_callback(unraisable: Any) -> None:
+        # Ctrl-C landing while Python runs a callback whose exceptions it ignores (an
+        # import lock's weakref callback): it printed a traceback and the command went on
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            swallowed.append(unraisable.exc_value)
+        else:
+            sys.__unraisablehook__(unraisable)
+
+    sys.unraisablehook = interrupt_in_a_callback
     try:
         from streamlearn.cli.app import main as cli_main
     except KeyboardInterrupt:
+        swallowed.append(KeyboardInterrupt())
+    finally:
+        sys.unraisablehook = sys.__unraisablehook__
+    if swallowed:
         sys.stderr.write("Interrupted.\n")
         sys.exit(130)
     try:
