@@ -57,8 +57,13 @@ def user_code_guarded() -> Iterator[None]:
       environment is set back when it ends (:mod:`~streamlearn.float_env`: a library
       built with ``-ffast-math`` that one learner's module loaded had flushed the
       subnormal numbers of every learner run after it in the same process).
+    * The process's file-creation mask is set back when the block ends: a learner's
+      ``os.umask(0o777)`` had made the next folder streamlearn created (``runs/``)
+      unreadable, so its records could not be written (a traceback, the runs lost).
     """
     _note_float_env(float_env.reset())
+    umask = os.umask(0o022)  # read it (setting is the only way), then put it back
+    os.umask(umask)
     real = os._exit
     owner = (os.getpid(), threading.get_ident())
     before = set(threading.enumerate())
@@ -73,6 +78,7 @@ def user_code_guarded() -> Iterator[None]:
         yield
     finally:
         os._exit = real
+        os.umask(umask)
         _note_float_env(float_env.reset())
         for thread in threading.enumerate():
             if thread not in before and not thread.daemon and thread.is_alive():
