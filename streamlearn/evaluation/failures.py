@@ -11,9 +11,45 @@ delivered to this process) interrupts: :class:`SigintWatch` tells the two apart.
 
 from __future__ import annotations
 
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
 from streamlearn.interrupts import ProcessExitCalled, SigintWatch, user_code_guarded
 
-__all__ = ["ProcessExitCalled", "SigintWatch", "describe_failure", "user_code_guarded"]
+__all__ = ["ProcessExitCalled", "SigintWatch", "UserCodeFailure", "describe_failure",
+           "user_code_failures", "user_code_guarded"]
+
+
+@dataclass
+class UserCodeFailure:
+    """What user code run under :func:`user_code_failures` raised (``exc`` ``None``: it
+    did not), with its traceback."""
+
+    exc: BaseException | None = None
+    traceback: str = ""
+
+
+@contextmanager
+def user_code_failures() -> Iterator[UserCodeFailure]:
+    """Run user code (a learner's run, a user's stream's preparation, its checks) under
+    :func:`user_code_guarded`: whatever it raises is kept in the yielded
+    :class:`UserCodeFailure`, not raised. A real Ctrl-C is raised as
+    ``KeyboardInterrupt``, also when the code caught and swallowed it."""
+    caught = UserCodeFailure()
+    with SigintWatch() as sigint, user_code_guarded():
+        try:
+            yield caught
+        except BaseException as exc:
+            if sigint.seen:  # a real Ctrl-C, whatever the code made of it
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            caught.exc = exc
+            caught.traceback = traceback.format_exc(limit=8)
+        if sigint.seen:  # the code swallowed the Ctrl-C's KeyboardInterrupt
+            raise KeyboardInterrupt
 
 
 def describe_failure(exc: BaseException, who: str) -> str:

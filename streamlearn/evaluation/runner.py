@@ -19,7 +19,7 @@ from streamlearn import atomic, components
 from streamlearn.config import ExperimentConfig, StreamConfig
 from streamlearn.errors import DataError, UserError
 from streamlearn.evaluation import record_archive, records
-from streamlearn.evaluation.failures import SigintWatch, describe_failure, user_code_guarded
+from streamlearn.evaluation.failures import describe_failure, user_code_failures
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
 from streamlearn.evaluation.runs import (
     Progress,
@@ -116,18 +116,13 @@ def user_stream_code(scfg: StreamConfig) -> Iterator[None]:
     if ":" not in scfg.name:
         yield
         return
-    with SigintWatch() as sigint, user_code_guarded():
-        try:
-            yield
-        except UserError:
-            raise
-        except BaseException as exc:
-            if sigint.seen:  # a real Ctrl-C
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                raise KeyboardInterrupt from exc
-            raise UserError(f"Stream {scfg.label!r} ({scfg.name}): "
-                            f"{describe_failure(exc, 'its code')}. Nothing was run.") from None
+    with user_code_failures() as failure:
+        yield
+    if isinstance(failure.exc, UserError):
+        raise failure.exc
+    if failure.exc is not None:
+        raise UserError(f"Stream {scfg.label!r} ({scfg.name}): "
+                        f"{describe_failure(failure.exc, 'its code')}. Nothing was run.")
 
 
 def known_length(scfg: StreamConfig, seed: int, data_dir: str | None,

@@ -19,7 +19,6 @@ import json
 import os
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +36,7 @@ from streamlearn.evaluation.code_identity import (
     streamlearn_source_sha256,
     user_code_sha256,
 )
-from streamlearn.evaluation.failures import (
-    SigintWatch,
-    describe_failure,
-    user_code_guarded,
-)
+from streamlearn.evaluation.failures import describe_failure, user_code_failures
 from streamlearn.file_names import run_id as make_run_id
 from streamlearn.protocols.preparation import derive_seeds
 from streamlearn.protocols.user_learner_checks import global_generators_seeded
@@ -307,25 +302,18 @@ def compute_run(
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                               time.perf_counter() - t_start, other_code))
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
-    with SigintWatch() as sigint, user_code_guarded():
+    with user_code_failures() as failure:
         try:
             with _single_thread_blas():
                 fields, arrays = _run_learner(spec, cls, protocol, prepared, ctx, record)
-        except BaseException as exc:
-            if sigint.seen:  # a real Ctrl-C, whatever the learner made of it
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                raise KeyboardInterrupt from exc
-            error = describe_failure(exc, cls.__name__)
-            record.update(status="failed", error=error,
-                          traceback=traceback.format_exc(limit=8))
-            return ComputedRun(record, RunOutcome(spec.run_id, "failed",
-                                                  time.perf_counter() - t_start, error))
         finally:
             if os.getcwd() != cwd:
                 os.chdir(cwd)
-        if sigint.seen:  # the learner swallowed the Ctrl-C's KeyboardInterrupt
-            raise KeyboardInterrupt
+    if failure.exc is not None:
+        error = describe_failure(failure.exc, cls.__name__)
+        record.update(status="failed", error=error, traceback=failure.traceback)
+        return ComputedRun(record, RunOutcome(spec.run_id, "failed",
+                                              time.perf_counter() - t_start, error))
     record.update(fields)
     return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
                        arrays)
@@ -339,20 +327,15 @@ def _prepare_user_stream(spec: RunSpec, protocol: Protocol, data_dir: str | None
     failure, ``(error, traceback)``. Unguarded, ``sys.exit(0)`` in a stream's ``_load``
     had ended a ``--jobs 1`` experiment with exit code 0, that stream's runs missing and
     no summary; an exception had ended it with a traceback."""
-    with SigintWatch() as sigint, user_code_guarded():
-        try:
-            return protocol.prepare(spec.stream, spec.seed, data_dir)
-        except BaseException as exc:
-            if sigint.seen:  # a real Ctrl-C
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                raise KeyboardInterrupt from exc
-            if isinstance(exc, UserError):  # streamlearn's own check of the data
-                error = str(exc)
-            else:
-                error = describe_failure(exc, f"the stream {spec.stream.name}")
-            return (f"preparing the stream {spec.stream.label!r} ({spec.stream.name}) "
-                    f"failed: {error}", traceback.format_exc(limit=8))
+    with user_code_failures() as failure:
+        return protocol.prepare(spec.stream, spec.seed, data_dir)
+    if isinstance(failure.exc, UserError):  # streamlearn's own check of the data
+        error = str(failure.exc)
+    else:
+        assert failure.exc is not None
+        error = describe_failure(failure.exc, f"the stream {spec.stream.name}")
+    return (f"preparing the stream {spec.stream.label!r} ({spec.stream.name}) failed: "
+            f"{error}", failure.traceback)
 
 
 def _load_average() -> list[float] | None:
