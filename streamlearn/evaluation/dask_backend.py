@@ -184,6 +184,12 @@ def _lost_worker_errors() -> tuple[type[BaseException], ...]:
     return (KilledWorker, CommClosedError, CancelledError, ConnectionError)
 
 
+def _scheduler_lost(client: Any) -> bool:
+    """True once the client has closed itself: its scheduler went away and did not come
+    back within Dask's reconnect timeout (every future is then cancelled)."""
+    return str(getattr(client, "status", "running")) in ("closing", "closed")
+
+
 def _failed(spec: RunSpec, error: str, seconds: float) -> ComputedRun:
     record = base_record(spec)
     record.update(status="failed", retry_on_resume=True, error=error)
@@ -275,15 +281,28 @@ class DaskBackend:
             attempts: dict[str, int] = {}
             t_first: dict[str, float] = {}
 
-            def submit(spec: RunSpec) -> None:
+            def submit(spec: RunSpec) -> ComputedRun | None:
+                # None: submitted; a failed run when the scheduler is gone (the client
+                # closed itself after failing to reconnect), to be retried on resume
                 attempts[spec.run_id] = attempts.get(spec.run_id, 0) + 1
                 t_first.setdefault(spec.run_id, time.perf_counter())
+                if _scheduler_lost(client):
+                    return self._scheduler_lost_run(spec, t_first[spec.run_id])
                 key = f"streamlearn-{spec.run_id}-{attempts[spec.run_id]}-{uuid.uuid4().hex[:8]}"
-                futures[client.submit(run_on_worker, spec, self.worker_data_dir, key=key,
-                                      pure=False)] = spec
+                try:
+                    future = client.submit(run_on_worker, spec, self.worker_data_dir,
+                                           key=key, pure=False)
+                except Exception:
+                    if not _scheduler_lost(client):
+                        raise
+                    return self._scheduler_lost_run(spec, t_first[spec.run_id])
+                futures[future] = spec
+                return None
 
             for spec in pending:
-                submit(spec)
+                if (computed := submit(spec)) is not None:
+                    write_computed(out_dir, computed)
+                    yield computed.outcome
             last_status: tuple[int, int, int] | None = None
             while futures:
                 done = [f for f in futures if f.done()]
@@ -293,18 +312,22 @@ class DaskBackend:
                         computed = fut.result()
                     except lost as exc:
                         n = attempts[spec.run_id]
-                        if n <= self.retries:
-                            submit(spec)
-                            continue
-                        computed = _failed(
-                            spec, f"worker lost {n} time(s) (--retries {self.retries}); last: "
-                            f"{type(exc).__name__}: {exc}",
-                            time.perf_counter() - t_first[spec.run_id])
+                        if _scheduler_lost(client):
+                            computed = self._scheduler_lost_run(spec, t_first[spec.run_id])
+                        elif n <= self.retries:
+                            if (computed := submit(spec)) is None:
+                                continue
+                        else:
+                            computed = _failed(
+                                spec, f"worker lost {n} time(s) (--retries {self.retries}); "
+                                f"last: {type(exc).__name__}: {exc}",
+                                time.perf_counter() - t_first[spec.run_id])
                     except Exception as exc:  # e.g. the worker cannot unpickle the run
                         computed = _failed(spec, f"{type(exc).__name__}: {exc}",
                                            time.perf_counter() - t_first[spec.run_id])
                     finally:
-                        fut.release()
+                        if not _scheduler_lost(client):
+                            fut.release()
                     write_computed(out_dir, computed)
                     yield computed.outcome
                 with lock:  # a start event may arrive after its result: count in-flight only
@@ -317,6 +340,16 @@ class DaskBackend:
                 if not done:
                     time.sleep(POLL_SECONDS)
         finally:
-            if futures:  # interrupted (Ctrl-C) or a write failed: stop the cluster's work
+            # interrupted (Ctrl-C) or a write failed: stop the cluster's work (a scheduler
+            # that is gone has none left to stop)
+            if futures and not _scheduler_lost(client):
                 client.cancel(list(futures))
             self.close()
+
+    def _scheduler_lost_run(self, spec: RunSpec, t_first: float) -> ComputedRun:
+        """The failed record of a run the scheduler took with it: retried on resume."""
+        where = f"at {self.scheduler!r}" if self.scheduler else "of the local cluster"
+        return _failed(spec, f"the Dask scheduler {where} was lost before this run "
+                       "finished (Dask could not reconnect and closed the client); run the "
+                       "same command again, with a scheduler, to compute it",
+                       time.perf_counter() - t_first)

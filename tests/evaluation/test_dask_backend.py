@@ -433,3 +433,95 @@ def test_a_worker_with_another_copy_of_the_learner_fails_its_runs(tmp_path, caps
         assert rec["status"] == "failed" and rec["retry_on_resume"] is True
         assert "the learner 'copied_learner:Constant' that this process loaded" in rec["error"]
         assert str(worker / "copied_learner.py") in rec["error"]
+
+
+class SlowMajority(DiesInWorker):
+    """The majority-class learner (it never dies: no marker folder), sleeping 1 ms per
+    update, so a run lasts seconds."""
+
+    def learn_one(self, x: np.ndarray, y: int) -> None:
+        super().learn_one(x, y)
+        time.sleep(0.001)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    with log.open("w") as f:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen([sys.executable, "-m", *args], stdout=f,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def test_a_scheduler_lost_mid_run_fails_the_unfinished_runs_and_a_rerun_resumes(tmp_path):
+    """The scheduler killed while runs are in flight (a crashed or preempted machine). Was:
+    a 90-line traceback (ClosedClientError, raised again by the clean-up's cancel), exit 1,
+    no summary and no word on the runs in flight. Now each unfinished run gets a failed
+    record that says so, the finished ones stay complete, the summary is written, exit 1;
+    the same command with a scheduler again computes only the failed runs."""
+    cfg = _config(repeats=3)
+    cfg["streams"][0]["max_samples"] = 3000
+    cfg["algorithms"] = [{"name": "rls", "label": "RLS"},
+                         {"name": "tests.evaluation.test_dask_backend:SlowMajority",
+                          "label": "Slow"}]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    out, address = tmp_path / "o", f"tcp://127.0.0.1:{_free_port()}"
+    scheduler_cmd = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                     address.rsplit(":", 1)[1], "--no-dashboard"]
+    worker_cmd = ["distributed.cli.dask_worker", address, "--nworkers", "2", "--nthreads",
+                  "1", "--no-dashboard"]
+    scheduler = _start(scheduler_cmd, tmp_path / "scheduler.log")
+    worker = _start(worker_cmd, tmp_path / "worker.log")
+    cmd = [sys.executable, "-m", "streamlearn", "run", str(path), "--out", str(out),
+           "--backend", "dask", "--scheduler", address, "--quiet"]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, cwd=Path(__file__).parents[2])
+        runs = out / "runs"
+        deadline = time.time() + 240
+        while time.time() < deadline and len(list(runs.glob("*RLS*.json"))) < 1:
+            time.sleep(0.05)
+        assert list(runs.glob("*RLS*.json")), "no run finished within 240 s"
+        _stop(scheduler)
+        stdout, stderr = proc.communicate(timeout=120)
+        text = stdout + stderr
+        assert proc.returncode == 1, text
+        assert "Traceback" not in text
+        records = _records(out)
+        assert len(records) == 6, sorted(records)
+        complete = {k for k, r in records.items() if r["status"] == "ok" and r["complete"]}
+        failed = {k for k, r in records.items() if r["status"] == "failed"}
+        assert complete | failed == set(records) and failed, records.keys()
+        for k in failed:
+            assert records[k]["retry_on_resume"] is True
+            assert f"the Dask scheduler at '{address}' was lost" in records[k]["error"]
+        flat = " ".join(text.split())
+        assert f"{len(failed)} failed" in flat and (out / "summary.csv").exists()
+        before = {k: records[k] for k in complete}
+
+        _stop(worker)
+        scheduler = _start(scheduler_cmd, tmp_path / "scheduler2.log")
+        worker = _start(worker_cmd, tmp_path / "worker2.log")
+        again = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                               cwd=Path(__file__).parents[2])
+        assert again.returncode == 0, again.stdout + again.stderr
+        after = _records(out)
+        assert all(r["status"] == "ok" and r["complete"] for r in after.values())
+        assert {k: after[k] for k in complete} == before  # kept, not recomputed
+        flat = " ".join(again.stdout.split() + again.stderr.split())
+        assert f"{len(failed)} run(s) computed, {len(complete)} already complete" in flat
+    finally:
+        _stop(scheduler)
+        _stop(worker)
