@@ -485,8 +485,13 @@ class Protocol(Base):
     def incompatibility(self, learner_cls: type[Learner]) -> str | None:
         """Why this protocol cannot run ``learner_cls`` (``None`` when it can)."""
         if getattr(learner_cls, "task", None) != self.task:
+            hint = ""
+            target = getattr(learner_cls, "target", None)
+            if getattr(learner_cls, "dotted_path", None) and not hasattr(target, "task"):
+                hint = (f" (a class of your own is a classification learner unless it sets "
+                        f"the class attribute task = {self.task!r})")
             return (f"it is a {learner_cls.task} learner and this protocol needs a "
-                    f"{self.task} learner")
+                    f"{self.task} learner{hint}")
         tags = learner_cls.all_tags()
         # a tag another protocol introduced asks for that protocol (or one accepting it)
         runs = set(self.introduces_tags) | self.requires_tags | self.accepts_tags

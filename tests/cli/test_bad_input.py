@@ -323,3 +323,29 @@ def test_a_complete_record_without_metrics_is_recomputed_on_resume(tmp_path, cap
     assert rc == 0, text
     assert "1 run(s) computed" in " ".join(text.split())
     assert json.loads(rec_path.read_text())["metrics"] == good["metrics"]
+
+
+class NoTaskRegressor:
+    """A regression learner that forgot to say so (no ``task`` attribute)."""
+
+    def predict_one(self, x):
+        return 0.0
+
+    def learn_one(self, x, y):
+        pass
+
+
+def test_a_user_regressor_without_task_is_told_how_to_declare_it(tmp_path, capsys):
+    cfg = _with(protocol={"name": "prequential-regression"},
+                streams=[{"name": "chick_weights", "label": "CW"}],
+                algorithms=[{"name": "tests.cli.test_bad_input:NoTaskRegressor",
+                             "label": "Mine"}])
+    _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2,
+                  "it is a classification learner and this protocol needs a regression "
+                  "learner (a class of your own is a classification learner unless it sets "
+                  "the class attribute task = 'regression')")
+    cfg["algorithms"] = [{"name": "rls", "label": "RLS"}]  # a built-in learner: no hint
+    flat = _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2,
+                         "it is a classification learner and this protocol needs a "
+                         "regression learner")
+    assert "class attribute" not in flat
