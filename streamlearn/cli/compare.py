@@ -44,7 +44,8 @@ def compare(
     directory (`streamlearn report DIR --html` then shows them); by default the time is
     compared too. Refuses, writing nothing (exit code 2): fewer than two learners or
     streams, learners missing on some streams, runs not complete or failed, directories
-    of different protocols, a metric that was not recorded.
+    of different protocols, a metric that was not recorded or is infinite (a learner
+    that diverged).
     """
     from streamlearn.reporting.comparison import compare_dirs
     from streamlearn.reporting.comparison_files import rich_renderables, write_comparison

@@ -274,12 +274,18 @@ def stream_table(sources: list[Source], metric: str) -> Table:
             f"runs have {len(streams)}: {', '.join(streams) or 'none'}. Friedman's test "
             f"is meaningful from about {ADVISED_STREAMS} streams on (Demšar 2006); give "
             "more streams, or several output directories (one per group of streams).")
-    unrecorded = sorted({a for (s, a), vals in cells.items() if not all(map(math.isfinite, vals))})
+    unrecorded = sorted({a for (s, a), vals in cells.items() if any(map(math.isnan, vals))})
     if unrecorded:
         why = (" (it runs predict and update in one compiled call, so the update is not "
                "timed apart)" if metric == "us_per_update" else "")
         raise UserError(f"'{metric}' is not recorded for {_names(unrecorded)}{why}. "
                         "Choose another --metric.")
+    infinite = sorted(f"{a} on {s}" for (s, a), vals in cells.items()
+                      if not all(map(math.isfinite, vals)))
+    if infinite:  # a learner that diverged: ranks could order it, differences cannot
+        raise UserError(f"'{metric}' is infinite for {_names(infinite)}: a learner that "
+                        "diverged, where the tests need finite values. Compare the others "
+                        "without it, or choose another --metric.")
     means = np.array([[np.mean(cells[(s, a)]) * scale for a in learners] for s in streams])
     n_runs = np.array([[len(cells[(s, a)]) for a in learners] for s in streams])
     return Table(metric, label, bigger, streams, learners, means, n_runs, stream_dirs,

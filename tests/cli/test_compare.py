@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import shutil
 import xml.etree.ElementTree as ET
@@ -277,6 +278,18 @@ def test_incomplete_failed_runs_and_unrecorded_metrics_are_refused(copy, capsys)
     failed.write_text(json.dumps(rec))
     _refused([str(copy)], [copy], capsys, "no record yet: HP5__PA__seed1",
              "1 run(s) failed: SEA1__Majority__seed2 (ValueError: boom)")
+
+
+def test_an_infinite_metric_is_refused_as_divergence_not_as_unrecorded(copy, capsys):
+    """A learner whose error overflows (a regressor predicting 1e200: RMSE inf) was
+    refused as "'rmse' is not recorded", which it is; now the message says what it is."""
+    path = copy / "runs" / "HP5__PA__seed1.json"
+    rec = json.loads(path.read_text())
+    rec["metrics"]["oce"] = math.inf
+    path.write_text(json.dumps(rec))
+    text = _refused([str(copy), "--metric", "oce"], [copy], capsys,
+                    "'oce' is infinite for PA on HP5: a learner that diverged")
+    assert "not recorded" not in text
 
 
 def test_several_metrics_in_one_comparison(copy, capsys):
