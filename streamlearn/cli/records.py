@@ -73,9 +73,12 @@ def pack(
     same records again gives the same bytes. Commit it; runs/ stays git-ignored.
     """
     from streamlearn.evaluation import record_archive
+    from streamlearn.evaluation.output_dir import OutputDirLock
 
     for d in _experiments(dirs, "runs"):
-        res = record_archive.pack(d, predictions=predictions)
+        # not while a run writes its records: the archive would miss the runs in flight
+        with OutputDirLock(d, then="Pack its records when it has finished."):
+            res = record_archive.pack(d, predictions=predictions)
         line = f"packed {res.path}: {res.records} record(s), {res.size / 1024:.1f} KiB"
         if res.unplanned_missing:
             line += f"; {len(res.unplanned_missing)} planned run(s) have no record"
@@ -102,8 +105,11 @@ def unpack(dirs: DirsArgument) -> None:
     A record already in runs/ with other bytes is an error, and nothing is written.
     """
     from streamlearn.evaluation import record_archive
+    from streamlearn.evaluation.output_dir import OutputDirLock
 
     for d in _experiments(dirs, record_archive.ARCHIVE_NAME):
-        written, same = record_archive.unpack(d)
+        # not while a run writes runs/: a record it just wrote could meet an archived one
+        with OutputDirLock(d, then="Unpack the archive when it has finished."):
+            written, same = record_archive.unpack(d)
         _say(f"unpacked {record_archive.archive_path(d)}: {len(written)} file(s) written "
              f"to {d / 'runs'}" + (f", {len(same)} already there" if same else ""))

@@ -104,8 +104,11 @@ def _created_by_mkdir(out_dir: Path) -> list[Path]:
 class OutputDirLock:
     """Exclusive lock on an output directory for the duration of a ``with`` block."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path,
+                 then: str = "Wait for it to finish, or give another directory with --out."
+                 ) -> None:
         self.path = Path(out_dir) / LOCK_NAME
+        self.then = then  # what the message tells the user to do when the lock is held
         self._fd: int | None = None
 
     def __enter__(self) -> OutputDirLock:
@@ -126,8 +129,7 @@ class OutputDirLock:
                 os.close(fd)
                 raise OutputDirBusy(
                     f"Another streamlearn run (process {holder}) is using the output "
-                    f"directory {self.path.parent}. Wait for it to finish, or give another "
-                    "directory with --out.") from None
+                    f"directory {self.path.parent}. {self.then}") from None
             if self._is_current(fd):
                 break
             # the holder removed the file between our open and our flock: the lock we hold

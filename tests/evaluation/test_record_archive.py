@@ -115,6 +115,28 @@ def test_unpack_restores_runs_and_refuses_to_overwrite(folder, capsys):
     assert (folder / "runs" / "SEA__RLS__seed1.json").read_text() == "{}"
 
 
+def test_pack_and_unpack_wait_for_a_run_on_the_folder(folder, capsys):
+    """While a `streamlearn run` holds the folder (its lock), pack would archive a
+    snapshot without the runs in flight (exit 0, "4 planned run(s) have no record") and
+    unpack could meet a record the run is writing; both now stop with exit 5, as a
+    second run does, and write nothing."""
+    from streamlearn.evaluation.output_dir import OutputDirLock
+
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    archive = (folder / "runs.tar.xz").read_bytes()
+    shutil.rmtree(folder / "runs")
+    (folder / "runs").mkdir()
+    with OutputDirLock(folder):
+        for command, then in (("unpack", "Unpack the archive when it has finished."),
+                              ("pack", "Pack its records when it has finished.")):
+            rc, out = run_cli(["records", command, str(folder)], capsys)
+            flat = " ".join(out.split())
+            assert rc == 5, out
+            assert "Another streamlearn run" in flat and then in flat
+    assert (folder / "runs.tar.xz").read_bytes() == archive
+    assert not any((folder / "runs").iterdir())
+
+
 def test_a_folder_above_packs_every_experiment_below(folder, tmp_path, capsys):
     other = tmp_path / "tree" / "b"
     shutil.copytree(folder, tmp_path / "tree" / "a")
