@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from streamlearn.cli._common import console, err_console
+
+if TYPE_CHECKING:
+    from streamlearn.reporting.summary import Summary
 
 
 def report(
@@ -28,25 +32,62 @@ def report(
     Records that are corrupt (do not parse) or incomplete (lack a field the tables need)
     are left out and named, with the reason, on stderr; the exit code is then 1. Runs not
     yet recorded are only counted (exit code 0): a report of an unfinished experiment is
-    normal.
+    normal. While a `streamlearn run` is computing into DIR, the tables of its records so
+    far are shown and no file is written (the run writes them when it ends).
     """
+    from streamlearn.atomic import OutputError
+    from streamlearn.evaluation.output_dir import OutputDirBusy, OutputDirLock
+    from streamlearn.reporting.report import build_report
+    from streamlearn.reporting.summary import summarize
+
+    with ExitStack() as held:
+        if directory.is_dir():
+            # held while the records are read and the tables written: otherwise a report
+            # that read the records just before a run's last one could write its tables
+            # just after the run's, and leave them a run short
+            try:
+                held.enter_context(OutputDirLock(directory))
+            except OutputDirBusy as busy:
+                summary = summarize(directory)
+                _show(summary, None)
+                console.print(
+                    f"A streamlearn run (process {busy.holder}) is computing into "
+                    f"{directory}: these are the tables of its records so far, and no file "
+                    "was written (the run writes them when it ends).",
+                    markup=False, highlight=False, soft_wrap=True)
+                _exit_on_problems(summary)
+                return
+            except OutputError:
+                pass  # a folder this user cannot write: writing the tables says so
+        summary, written = build_report(directory)
+        if html:
+            from streamlearn.reporting.html import write_html
+
+            written.append(write_html(summary, directory, written))
+    _show(summary, written)
+    _exit_on_problems(summary)
+
+
+def _show(summary: Summary, written: list[Path] | None) -> None:
+    """The tables, the records' status and the files written (None: none may be)."""
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import build_report, problem_lines, status_lines
+    from streamlearn.reporting.report import status_lines
 
-    summary, written = build_report(directory)
-    if html:
-        from streamlearn.reporting.html import write_html
-
-        written.append(write_html(summary, directory, written))
-    for table in tables.rich_tables(summary, width=console.width):
+    for table in tables.rich_tables(summary, width=console.width,
+                                    written=written is not None):
         console.print(table)
     if summary.archive is not None:
         console.print(f"Records read from {summary.archive} ({len(summary.runs)} usable).",
                       markup=False, highlight=False, soft_wrap=True)
     for line in status_lines(summary):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
-    for p in written:
+    for p in written or []:
         console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _exit_on_problems(summary: Summary) -> None:
+    from streamlearn.reporting.report import problem_lines
+
     problems = problem_lines(summary)
     for line in problems:
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)

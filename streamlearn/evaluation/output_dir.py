@@ -33,6 +33,10 @@ class OutputDirBusy(UserError):
 
     exit_code = 5
 
+    def __init__(self, message: str, holder: str = "unknown") -> None:
+        super().__init__(message)
+        self.holder = holder  # the process id the lock file names
+
 
 def check_writable(out_dir: Path, create: bool = True) -> None:
     """Fail with a message (not a traceback) when ``out_dir`` cannot hold results: it is a
@@ -128,8 +132,8 @@ class OutputDirLock:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
                 os.close(fd)
                 raise OutputDirBusy(
-                    f"Another streamlearn run (process {holder}) is using the output "
-                    f"directory {self.path.parent}. {self.then}") from None
+                    f"Another streamlearn command (process {holder}) is using the output "
+                    f"directory {self.path.parent}. {self.then}", holder) from None
             if self._is_current(fd):
                 break
             # the holder removed the file between our open and our flock: the lock we hold

@@ -290,9 +290,11 @@ def _natural_width(table: Any) -> int:
     return Measurement.get(console, console.options, table).maximum
 
 
-def rich_tables(summary: Summary, width: int | None = None) -> list[Any]:
+def rich_tables(summary: Summary, width: int | None = None,
+                written: bool = True) -> list[Any]:
     """Renderables for the terminal: the wide tables when they fit in ``width`` columns
-    (or ``width`` is None), else the stacked tables and a note on where the wide table is."""
+    (or ``width`` is None), else the stacked tables and a note on where the wide table is
+    (``written``: the table files were written by this command or the run)."""
     streams = [s["label"] for s in summary.config["streams"]]
     wide = [_wide_table(summary, s) for s in streams]
     if width is None or all(_natural_width(t) <= width for t in wide):
@@ -305,7 +307,7 @@ def rich_tables(summary: Summary, width: int | None = None) -> list[Any]:
     out: list[Any] = [_stacked_table(summary, s) for s in streams]
     formats = summary.config["outputs"].get("tables", [])
     where = ("summary.md" if "markdown" in formats else
-             "summary.csv" if "csv" in formats else None)
+             "summary.csv" if "csv" in formats else None) if written else None
     note = f"Narrow terminal ({width} columns): one line per metric."
     if where is not None:
         path = summary.out_dir / where if summary.out_dir is not None else Path(where)

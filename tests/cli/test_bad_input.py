@@ -96,7 +96,7 @@ def test_second_run_on_a_busy_output_directory_stops(tmp_path, capsys):
             [sys.executable, "-m", "streamlearn", "run", str(_write(tmp_path, SMALL)),
              "--out", str(out), "-q"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 5, proc.stderr
-    assert "Another streamlearn run" in proc.stderr and str(os.getpid()) in proc.stderr
+    assert "Another streamlearn command" in proc.stderr and str(os.getpid()) in proc.stderr
     assert "Traceback" not in proc.stderr
     assert live_tmp.exists()
     # once the lock is free the run goes ahead, and a dead writer's temporary is removed

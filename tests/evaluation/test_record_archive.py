@@ -132,9 +132,30 @@ def test_pack_and_unpack_wait_for_a_run_on_the_folder(folder, capsys):
             rc, out = run_cli(["records", command, str(folder)], capsys)
             flat = " ".join(out.split())
             assert rc == 5, out
-            assert "Another streamlearn run" in flat and then in flat
+            assert "Another streamlearn command" in flat and then in flat
     assert (folder / "runs.tar.xz").read_bytes() == archive
     assert not any((folder / "runs").iterdir())
+
+
+def test_report_while_a_run_holds_the_folder_shows_and_writes_nothing(folder, capsys):
+    """A report that read the records just before a run's last one and wrote its tables
+    just after the run's left them a run short, exit 0. While a run holds the folder a
+    report now shows the tables so far and writes nothing; otherwise it writes them
+    holding the folder's lock, so a run cannot end in between."""
+    from streamlearn.evaluation.output_dir import OutputDirLock
+
+    (folder / "runs" / "SEA__RLS__seed1.json").unlink()  # the run's last record, not yet
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()}
+    with OutputDirLock(folder):
+        rc, out = run_cli(["report", str(folder), "--html"], capsys)
+    flat = " ".join(out.split())
+    assert rc == 0, out
+    assert f"A streamlearn run (process {os.getpid()}) is computing into {folder}" in flat
+    assert "no file was written" in flat and "wrote" not in flat
+    assert "1 planned run(s) have no complete record yet" in flat
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()} == before
+    rc, out = run_cli(["report", str(folder)], capsys)  # the run has ended: written
+    assert rc == 0 and "wrote" in out and not (folder / ".streamlearn.lock").exists()
 
 
 def test_a_folder_above_packs_every_experiment_below(folder, tmp_path, capsys):
