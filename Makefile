@@ -94,16 +94,21 @@ test-all: install
 # not forced again, since make test has just run every float-path test under it. Like make
 # test, it leaves out the `slow` and `paper` ones (FLOATPATH_MARK; `make test-blas-kernels
 # FLOATPATH_MARK=floatpath` runs them all).
+# Each run also has Numba compile for that kernel's CPU (NUMBA_CPU_NAME, the third field,
+# with that CPU's own features), so the JIT kernels' vector width and fused multiply-adds
+# are those of an AVX2 or an AVX-without-FMA machine too, not only this one's: the
+# float-path tests must hold for every CPU's code, and a test that paired two different
+# helpers held on AVX-512 and AVX2 but not on AVX without FMA (30 Nov).
 FLOATPATH_MARK ?= floatpath and not slow and not paper
-BLAS_KERNELS ?= Haswell:avx2,fma Sandybridge:avx SkylakeX:avx512f,avx512cd,avx512bw,avx512dq,avx512vl
+BLAS_KERNELS ?= Haswell:avx2,fma:haswell Sandybridge:avx:sandybridge SkylakeX:avx512f,avx512cd,avx512bw,avx512dq,avx512vl:skylake-avx512
 .PHONY: test-blas-kernels
 test-blas-kernels: install
 	@files=$$(grep -rl --include='test_*.py' 'floatpath' tests); \
 	flags=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "; ran=""; \
 	default=$$($(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info; print(' '.join(str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'))"); \
 	for spec in $(BLAS_KERNELS); do \
-	  core=$${spec%%:*}; missing=""; \
-	  for f in $$(echo "$${spec#*:}" | tr , ' '); do \
+	  core=$${spec%%:*}; jit=$${spec##*:}; need=$${spec#*:}; need=$${need%:*}; missing=""; \
+	  for f in $$(echo "$$need" | tr , ' '); do \
 	    case "$$flags" in *" $$f "*) ;; *) missing="$$missing $$f";; esac; done; \
 	  if [ -n "$$missing" ]; then \
 	    echo "test-blas-kernels: $$core skipped: this CPU lacks$$missing"; continue; fi; \
@@ -113,8 +118,9 @@ test-blas-kernels: install
 	  if [ -n "$(SKIP_DEFAULT_KERNEL)" ] && [ "$$core" = "$$default" ]; then \
 	    echo "test-blas-kernels: $$core skipped: it is this CPU's default kernel, which make test ran"; \
 	    ran="$$ran $$core(make test)"; continue; fi; \
-	  echo "== test-blas-kernels: OPENBLAS_CORETYPE=$$core"; \
-	  OPENBLAS_CORETYPE=$$core $(BIN)/python -m pytest -q -m '$(FLOATPATH_MARK)' $$files || exit $$?; \
+	  echo "== test-blas-kernels: OPENBLAS_CORETYPE=$$core NUMBA_CPU_NAME=$$jit"; \
+	  OPENBLAS_CORETYPE=$$core NUMBA_CPU_NAME=$$jit NUMBA_CPU_FEATURES= \
+	    $(BIN)/python -m pytest -q -m '$(FLOATPATH_MARK)' $$files || exit $$?; \
 	  ran="$$ran $$core"; \
 	done; \
 	if [ -z "$$ran" ]; then \

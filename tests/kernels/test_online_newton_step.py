@@ -12,11 +12,13 @@ import pytest
 from streamlearn.kernels.online_newton_step import (
     SeriesStatus,
     fast_ons_chunk,
+    fast_ons_predict,
     fast_ons_rebuild,
     ogd_series_chunk,
     ons_series_chunk,
     series_predict,
 )
+from tests.algorithms.series.series_helpers import dot_rounding_bound
 from tests.reference.online_newton_step import (
     ar2_series,
     fast_ons_ref,
@@ -59,6 +61,18 @@ def _run_ons(x, y, M, alpha, inv_mu, eps, offset=0, chunk=None):
         ons_series_chunk(x[s:s + chunk], y[s:s + chunk], w, P, xt, k, M, offset, inv_mu, eps,
                          out[s:s + chunk])
     return out, w, P
+
+
+def _series_chunk(kernel: str, x: np.ndarray, y: np.ndarray, M: int,
+                  st: dict[str, np.ndarray]) -> np.ndarray:
+    """OGD (lr 0.05) or regular ONS (alpha 1 in ``st["P"]``, 1/mu 0.5) with the offset
+    over ``x, y`` from state ``st`` (updated); the predictions."""
+    out = np.empty(x.size)
+    if kernel == "ogd":
+        ogd_series_chunk(x, y, st["w"], st["xt"], M, 1, 0.05, 1e-8, out)
+    else:
+        ons_series_chunk(x, y, st["w"], st["P"], st["xt"], st["k"], M, 1, 0.5, 1e-8, out)
+    return out
 
 
 def _series(seed: int, n: int = N) -> tuple[np.ndarray, np.ndarray]:
@@ -181,15 +195,31 @@ def test_chunked_calls_equal_one_call():
 
 
 @pytest.mark.floatpath
-def test_predict_matches_chunk_prediction_bitwise():
-    """``series_predict`` (used by predict_one) sums in the chunk kernel's order."""
+@pytest.mark.parametrize("M", [1, 9, 11, 64])
+def test_predict_helpers_match_the_chunk_kernels_within_rounding(M):
+    """The helper each learner's predict_one calls (``fast_ons_predict`` for fast ONS,
+    ``series_predict`` for OGD and regular ONS) gives the prediction of the chunk kernel
+    the learner learns with, within the rounding bound of a dot product in any order:
+    both inline one helper whose sums LLVM may reassociate per CPU and per caller. (This
+    test compared ``series_predict`` with the fast-ONS kernel, which sums in another
+    helper: bit for bit on AVX-512, AVX2 and SSE2 targets, 3e-17 apart on AVX without FMA,
+    ``NUMBA_CPU_NAME=sandybridge``.)"""
     x, y = _series(seed=7)
-    M = 9
     _, st = _run_fast(x[:200], y[:200], M, 1.0, 0.5, 1e-8, offset=1)
     w, xt, c = st["w"].copy(), st["xt"].copy(), float(st["sc"][3])
-    p = series_predict(w, xt, x[200], M, c)
+    p = fast_ons_predict(w, xt, x[200], st["L0"], st["L1"], M, c)
     out, _ = _run_fast(x[200:201], y[200:201], M, 1.0, 0.5, 1e-8, offset=1, st=st)
-    assert p == out[0]
+    assert abs(p - out[0]) <= dot_rounding_bound(w, x[200], xt, M, c)
+
+    for kernel in ("ogd", "ons"):
+        st = {"w": np.zeros(M + 1), "xt": np.zeros(M + 1), "P": np.eye(M + 1),
+              "k": np.zeros(M + 1)}
+        _series_chunk(kernel, x[:200], y[:200], M, st)
+        w, xt = st["w"], st["xt"]
+        bound = dot_rounding_bound(w, x[200], xt, M, float(w[M]))
+        p = series_predict(w, xt, x[200], M, float(w[M]))
+        out = _series_chunk(kernel, x[200:201], y[200:201], M, st)
+        assert abs(p - out[0]) <= bound, kernel
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
