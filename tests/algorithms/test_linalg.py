@@ -92,6 +92,26 @@ def test_explicit_inverse(impl: str) -> None:
         explicit_inverse(np.zeros((3, 3)), impl)
 
 
+def test_pinv_is_matlabs_and_torchs_truncated_pseudo_inverse() -> None:
+    """``impl="pinv"``: singular values at most ``n·eps·σ_max`` dropped, as MATLAB's
+    ``pinv`` and ``torch.linalg.pinv`` do by default (NumPy's ``pinv`` with that rcond);
+    a well-conditioned matrix gets its inverse, the zero matrix zero."""
+    rng = np.random.default_rng(2)
+    Q, _ = np.linalg.qr(rng.normal(size=(40, 40)))
+    ev = np.logspace(8, -10, 40)  # 18 decades: n·eps·σ_max = 8.9e-7 drops the last 9
+    M = (Q * ev) @ Q.T
+    M = (M + M.T) / 2
+    want = np.linalg.pinv(M, rcond=40 * np.finfo(float).eps, hermitian=True)
+    got = explicit_inverse(M, "pinv")
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+    kept = np.abs(np.linalg.eigvalsh(got)) > 1e-9  # 1/λ >= 1e-8 kept, ~1e-10 noise
+    assert kept.sum() == 31 == np.sum(ev > 40 * np.finfo(float).eps * 1e8)
+    W = rng.normal(size=(30, 30)) + 30 * np.eye(30)
+    S = W @ W.T
+    np.testing.assert_allclose(explicit_inverse(S, "pinv") @ S, np.eye(30), atol=1e-12)
+    np.testing.assert_array_equal(explicit_inverse(np.zeros((3, 3)), "pinv"), np.zeros((3, 3)))
+
+
 @pytest.mark.parametrize("impl", ["numpy", "getri"])
 def test_explicit_inverse_of_an_ill_conditioned_matrix_does_not_warn(impl: str) -> None:
     """rcond ~1e-20 (RI-BLS on raw MNIST pixels, every step): SciPy's getri warns each

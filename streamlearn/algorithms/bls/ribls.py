@@ -43,8 +43,10 @@ class RIBLS(BLSClassifier):
         As in :class:`~streamlearn.algorithms.bls.broad_learning.BLSClassifier`
         (paper: ``λ = 1e-8``).
     inverse
-        ``"numpy"`` (``numpy.linalg.inv``, the default) or ``"getri"``
-        (``scipy.linalg.inv``, faster); see
+        ``"numpy"`` (``numpy.linalg.inv``, the default), ``"getri"``
+        (``scipy.linalg.inv``, faster) or ``"pinv"`` (the pseudo-inverse with MATLAB's
+        and PyTorch's default tolerance, a sensitivity switch: at ``λ = 1e-8`` it drops
+        most of ``U + λI``'s spectrum); see
         :func:`~streamlearn.algorithms.linalg.explicit_inverse`.
     precision
         ``"float64"`` (the default) or ``"float32"``: ``U``, ``V``, the inverse and the
