@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from types import FrameType
 from typing import Any
 
@@ -22,15 +23,43 @@ def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+#: the signal mask of each forking thread before :func:`_block_sigterm_for_fork`
+_MASK_BEFORE_FORK: dict[int, set[signal.Signals]] = {}
+
+
+def _block_sigterm_for_fork() -> None:
+    # A SIGTERM that reaches the child before its handler is reset went to this process's
+    # Python handler, which only flags it, and the reset then dropped the flag: the child
+    # lived on (a learner's pool's terminate() then waited for ever on a worker that
+    # started late on a loaded machine). Blocked across the fork, it stays pending.
+    _MASK_BEFORE_FORK[threading.get_ident()] = signal.pthread_sigmask(
+        signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+def _restore_mask_after_fork() -> None:
+    mask = _MASK_BEFORE_FORK.pop(threading.get_ident(), None)
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def _default_sigterm_in_child() -> None:
-    # whatever wraps the handler at the moment of the fork (SigintWatch during a run)
+    # whatever wraps the handler at the moment of the fork (SigintWatch during a run);
+    # then a SIGTERM sent since the fork (pending, blocked) ends the child at once
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _restore_mask_after_fork()
+
+
+def install_sigterm_handling() -> None:
+    """SIGTERM as Ctrl-C in this process, the default SIGTERM in a process it forks."""
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    os.register_at_fork(before=_block_sigterm_for_fork,
+                        after_in_parent=_restore_mask_after_fork,
+                        after_in_child=_default_sigterm_in_child)
 
 
 def main() -> None:
     """Entry point: ``streamlearn.cli.app.main`` behind the interrupt handling above."""
-    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-    os.register_at_fork(after_in_child=_default_sigterm_in_child)
+    install_sigterm_handling()
     swallowed: list[BaseException] = []
 
     def interrupt_in_a_callback(unraisable: Any) -> None:

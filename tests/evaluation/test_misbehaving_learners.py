@@ -936,3 +936,36 @@ def test_ctrl_c_swallowed_by_a_callback_while_the_command_starts_is_exit_130():
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert "the command ran" not in proc.stdout
     assert "Traceback" not in proc.stderr and "Interrupted." in proc.stderr
+
+
+SIGTERM_BEFORE_THE_CHILD_RESETS = '''
+import os, signal, sys
+from streamlearn._entry import install_sigterm_handling
+# a SIGTERM reaching the child before streamlearn's own fork hook resets its handler
+# (what a loaded machine does to a pool worker that starts late): this hook, registered
+# first, runs first in the child
+os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
+install_sigterm_handling()
+pid = os.fork()
+if pid == 0:
+    sys.stdout.write("the child lived on\\n")
+    sys.stdout.flush()
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+print("signalled" if os.WIFSIGNALED(status) else "exited", os.WTERMSIG(status)
+      if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+'''
+
+
+def test_a_sigterm_before_the_fork_hook_still_ends_the_child():
+    """The flaky `test_a_learner_forking_a_multiprocessing_pool_runs_normally` (a 120 s
+    timeout now and then under load, once in CI): a SIGTERM that reached a forked child
+    before the hook gave it the default SIGTERM went to streamlearn's Python handler,
+    which only flags it, and the reset then dropped the flag; the pool's terminate()
+    waited for ever on that worker. Made certain here by a hook that runs first; now
+    SIGTERM is blocked across the fork and the child dies of it."""
+    proc = subprocess.run([sys.executable, "-c", SIGTERM_BEFORE_THE_CHILD_RESETS],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "the child lived on" not in proc.stdout
+    assert proc.stdout.split() == ["signalled", str(int(signal.SIGTERM))], proc.stdout
