@@ -361,6 +361,8 @@ class CSVStream(_FileStream):
             raise DataError(f"{src} is empty.")
         rows = text.split("\n")
         first = [c.strip() for c in rows[lines[0] - 1].split(self.delimiter)]
+        if len(first) == 1:
+            _other_separator(first[0], self.delimiter, src, lines[0])
         header = self.header
         if header is None:
             header = isinstance(self.target, str) or any(
@@ -387,6 +389,18 @@ class CSVStream(_FileStream):
         _finite(X, src, lines, [names[k] for k in feats], table[:, feats])
         y = self._targets(table[:, j], lines, names[j])
         return X, y
+
+
+def _other_separator(cell: str, delimiter: str, src: Path, line: int) -> None:
+    """Refuse a first row that is one field but holds another usual separator: a ';'- or
+    tab-separated file read at ',' would otherwise be reported as a missing column."""
+    for sep, name in ((";", "';'"), ("\t", "a tab"), ("|", "'|'")):
+        if sep != delimiter and sep in cell:
+            shown = "'\\t'" if sep == "\t" else repr(sep)
+            raise UserError(f"{src}, line {line}: the row is a single field {cell!r} when "
+                            f"split at {delimiter!r}, and it contains {name}. If the file's "
+                            f"fields are separated by {name}, add delimiter: {shown} to the "
+                            "stream's params.")
 
 
 def _unique_names(names: list[str], src: Path, where: str, what: str) -> None:

@@ -128,6 +128,25 @@ def test_csv_target_errors(tmp_path):
         CSVStream(path=str(tmp_path / "n.csv"), target="cls", header=False).to_arrays()
 
 
+@pytest.mark.parametrize("sep,shown", [(";", "';'"), ("\t", "'\\\\t'"), ("|", "'\\|'")])
+def test_a_file_separated_by_another_character_is_named_with_the_fix(tmp_path, sep, shown):
+    X, y = _blobs(20)
+    p = tmp_path / "s.csv"
+    _write_csv(tmp_path / "c.csv", X, y)
+    p.write_text((tmp_path / "c.csv").read_text().replace(",", sep))
+    # read at ',' the header is one field: the message names the separator and the fix
+    with pytest.raises(UserError, match=rf"s\.csv, line 1: the row is a single field .* "
+                                        rf"add delimiter: {shown} to the stream's params"):
+        CSVStream(path=str(p), target="cls").to_arrays()
+    with pytest.raises(UserError, match="add delimiter"):
+        CSVStream(path=str(p), header=False).to_arrays()
+    # with the delimiter given, the same file reads as the comma-separated one
+    X1, y1 = CSVStream(path=str(tmp_path / "c.csv"), target="cls").to_arrays()
+    X2, y2 = CSVStream(path=str(p), target="cls", delimiter=sep).to_arrays()
+    np.testing.assert_array_equal(X2, X1)
+    np.testing.assert_array_equal(y2, y1)
+
+
 def test_gzip_csv(tmp_path):
     X, y = _blobs(50)
     _write_csv(tmp_path / "d.csv", X, y)
