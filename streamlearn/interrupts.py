@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from streamlearn import float_env
 
 __all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "float_env_note",
-           "leave_lingering_threads", "user_code_guarded"]
+           "leave_lingering_threads", "std_streams_note", "user_code_guarded"]
 
 
 class ProcessExitCalled(BaseException):
@@ -60,6 +60,9 @@ def user_code_guarded() -> Iterator[None]:
     * The process's file-creation mask is set back when the block ends: a learner's
       ``os.umask(0o777)`` had made the next folder streamlearn created (``runs/``)
       unreadable, so its records could not be written (a traceback, the runs lost).
+    * ``sys.stdout`` and ``sys.stderr``, if the block leaves them closed, are set back
+      (:func:`_reopen_closed_std_streams`): a learner's ``sys.stdout.close()`` had ended a
+      run that wrote all its results with a traceback and exit code 1.
     """
     _note_float_env(float_env.reset())
     umask = os.umask(0o022)  # read it (setting is the only way), then put it back
@@ -73,16 +76,58 @@ def user_code_guarded() -> Iterator[None]:
             real(code)
         raise ProcessExitCalled(code)
 
+    std_streams = (sys.stdout, sys.stderr)
     os._exit = refuse  # type: ignore[assignment]
     try:
         yield
     finally:
         os._exit = real
         os.umask(umask)
+        _reopen_closed_std_streams(std_streams)
         _note_float_env(float_env.reset())
         for thread in threading.enumerate():
             if thread not in before and not thread.daemon and thread.is_alive():
                 LINGERING_THREADS.add(thread)
+
+
+#: the standard streams user code left closed, which streamlearn set back (said once, at the end)
+STD_STREAMS_REOPENED: dict[str, None] = {}
+
+
+def _closed(stream: object) -> bool:
+    try:
+        return stream is None or bool(stream.closed)  # type: ignore[attr-defined]
+    except Exception:
+        return False
+
+
+def _reopen_closed_std_streams(before: tuple[Any, Any]) -> None:
+    """Set ``sys.stdout`` / ``sys.stderr`` back if user code left them closed: to the
+    stream they were before the block if that one is still open, else to a new text
+    stream on file descriptor 1 / 2 (Python's standard streams do not close their
+    descriptor). A stream user code replaced and left open is its business."""
+    for name, fd, old in (("stdout", 1, before[0]), ("stderr", 2, before[1])):
+        if not _closed(getattr(sys, name)):
+            continue
+        stream = old
+        if _closed(old):
+            try:
+                os.fstat(fd)
+                stream = open(fd, "w", encoding=getattr(old, "encoding", None) or "utf-8",
+                              errors=getattr(old, "errors", None) or "strict",
+                              closefd=False, buffering=1)
+            except (OSError, ValueError, LookupError):
+                continue
+        setattr(sys, name, stream)
+        STD_STREAMS_REOPENED[f"sys.{name}"] = None
+
+
+def std_streams_note() -> str | None:
+    """What the command tells the user when user code closed its standard streams."""
+    if not STD_STREAMS_REOPENED:
+        return None
+    return (f"Note: a learner's code closed {' and '.join(STD_STREAMS_REOPENED)}; "
+            "streamlearn opened it again after that code, so the output above is complete.")
 
 
 def _note_float_env(changed: list[str]) -> None:
