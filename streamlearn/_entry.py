@@ -91,12 +91,17 @@ def main() -> None:
 def _finish(code: int) -> None:
     """The command's work is done: end its worker processes and do not wait for ever for
     threads a learner left running (:func:`~streamlearn.interrupts.leave_lingering_threads`)."""
-    from streamlearn.interrupts import float_env_note, leave_lingering_threads, std_streams_note
+    from streamlearn.interrupts import (
+        float_env_note,
+        leave_lingering_threads,
+        signal_handlers_note,
+        std_streams_note,
+    )
 
     pools = sys.modules.get("streamlearn.evaluation.process_pool")
     if pools is not None:  # only a command that ran worker processes imported it
         pools.stop_workers()
-    for note in (float_env_note(), std_streams_note()):
+    for note in (float_env_note(), std_streams_note(), signal_handlers_note()):
         if note is not None:
             sys.stderr.write(note + "\n")
     leave_lingering_threads(code)

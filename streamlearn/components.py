@@ -250,8 +250,14 @@ class _Wrapped(Learner):
     def _new_target(self) -> Any:
         """A new instance of the wrapped class, built from a deep copy of the parameters:
         a class that changes a list or dict it was given cannot change the next build,
-        the config, or the parameters the run's record shows."""
-        return self.target(**copy.deepcopy(self.params_))
+        the config, or the parameters the run's record shows. A class whose constructor
+        changes how SIGINT or SIGTERM is handled (ignores Ctrl-C) has the handlers set back
+        at once: the run it is built for stays interruptible."""
+        from streamlearn.interrupts import set_back_interrupt_handlers
+
+        target = self.target(**copy.deepcopy(self.params_))
+        set_back_interrupt_handlers()
+        return target
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:

@@ -24,7 +24,8 @@ from typing import Any, NoReturn
 from streamlearn import float_env
 
 __all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "float_env_note",
-           "leave_lingering_threads", "std_streams_note", "user_code_guarded"]
+           "leave_lingering_threads", "set_back_interrupt_handlers", "signal_handlers_note",
+           "std_streams_note", "user_code_guarded"]
 
 
 class ProcessExitCalled(BaseException):
@@ -60,6 +61,9 @@ def user_code_guarded() -> Iterator[None]:
     * The process's file-creation mask is set back when the block ends: a learner's
       ``os.umask(0o777)`` had made the next folder streamlearn created (``runs/``)
       unreadable, so its records could not be written (a traceback, the runs lost).
+    * In the main thread, the SIGINT and SIGTERM handlers are set back when the block
+      ends: a learner that ignored SIGINT (``signal.signal(SIGINT, SIG_IGN)`` in its
+      ``__init__``) had made Ctrl-C do nothing for the rest of the experiment.
     * ``sys.stdout`` and ``sys.stderr``, if the block leaves them closed, are set back
       (:func:`_reopen_closed_std_streams`): a learner's ``sys.stdout.close()`` had ended a
       run that wrote all its results with a traceback and exit code 1.
@@ -77,6 +81,8 @@ def user_code_guarded() -> Iterator[None]:
         raise ProcessExitCalled(code)
 
     std_streams = (sys.stdout, sys.stderr)
+    handlers = _interrupt_handlers()
+    _GUARDED_HANDLERS.append(handlers)
     os._exit = refuse  # type: ignore[assignment]
     try:
         yield
@@ -84,10 +90,54 @@ def user_code_guarded() -> Iterator[None]:
         os._exit = real
         os.umask(umask)
         _reopen_closed_std_streams(std_streams)
+        _GUARDED_HANDLERS.pop()
+        _set_back_interrupt_handlers(handlers)
         _note_float_env(float_env.reset())
         for thread in threading.enumerate():
             if thread not in before and not thread.daemon and thread.is_alive():
                 LINGERING_THREADS.add(thread)
+
+
+#: the signals whose handler user code changed, which streamlearn set back (said once, at the end)
+HANDLERS_SET_BACK: dict[str, None] = {}
+
+
+def _interrupt_handlers() -> dict[int, Any]:
+    """SIGINT's and SIGTERM's handlers, in the main thread (only it can set them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.getsignal(signum) for signum in SigintWatch.SIGNALS}
+
+
+def _set_back_interrupt_handlers(before: dict[int, Any]) -> None:
+    for signum, handler in before.items():
+        if handler is None:  # installed from C: Python cannot set it back
+            continue
+        if signal.getsignal(signum) != handler:
+            signal.signal(signum, handler)
+            HANDLERS_SET_BACK[signal.Signals(signum).name] = None
+
+
+#: the handlers each active :func:`user_code_guarded` block started with, innermost last
+_GUARDED_HANDLERS: list[dict[int, Any]] = []
+
+
+def set_back_interrupt_handlers() -> None:
+    """Inside a guarded block, between two pieces of user code (a learner built, then
+    run): SIGINT's and SIGTERM's handlers back to those the block started with, so a
+    learner that ignores SIGINT in its ``__init__`` cannot make its own run
+    uninterruptible."""
+    if _GUARDED_HANDLERS:
+        _set_back_interrupt_handlers(_GUARDED_HANDLERS[-1])
+
+
+def signal_handlers_note() -> str | None:
+    """What the command tells the user when user code changed its interrupt handling."""
+    if not HANDLERS_SET_BACK:
+        return None
+    return (f"Note: a learner's code changed how this process handles "
+            f"{' and '.join(HANDLERS_SET_BACK)}; streamlearn set it back after that code, so "
+            "Ctrl-C stops the experiment (a Ctrl-C while that code ran could be lost).")
 
 
 #: the standard streams user code left closed, which streamlearn set back (said once, at the end)
