@@ -27,6 +27,7 @@ from streamlearn.errors import UserError
 from streamlearn.evaluation import record_archive
 from streamlearn.reporting.figures import save_figure
 from streamlearn.reporting.papers.outputs import Output
+from streamlearn.reporting.papers.ridge_bls_simulations import simulations_md
 
 #: MNIST u0 accuracies of the paper's eight λ blocks (Tables II-III), spec §4.1.
 PAPER_U0 = (98.30, 98.30, 98.22, 97.98, 97.47, 96.65, 95.44, 93.64)
@@ -325,6 +326,10 @@ def _fig1(results: Path, lams: list[float], algos: list[str],
     return path
 
 
+#: the experiment whose presence adds exg_e_simulations.md (Exg-E over seeds at λ_8)
+SIMULATIONS_FOLDER = "exg_e_seeds_full_lam8"
+
+
 def outputs(results_dir: Path, timing_lam: float | None = None) -> list[Output]:
     """The files of results/ridge_bls/: calibration.md (from calibration.json) and the
     tables.md of each experiment folder in it; of an experiment folder itself, its
@@ -341,8 +346,11 @@ def outputs(results_dir: Path, timing_lam: float | None = None) -> list[Output]:
            if (results_dir / "memory_law.json").is_file() else [])
     rounding = ([Output("orig_rounding.md", orig_rounding_md, ("orig_rounding.json",))]
                 if (results_dir / "orig_rounding.json").is_file() else [])
+    sims = ([Output("exg_e_simulations.md", lambda root: simulations_md(root, paper_values()),
+                    ("calibration.json", SIMULATIONS_FOLDER))]
+            if SIMULATIONS_FOLDER in experiments else [])
     return [Output("calibration.md", calibration_md_from_json, ("calibration.json",)),
-            *law, *rounding, *(table_of(name) for name in experiments)]
+            *law, *rounding, *sims, *(table_of(name) for name in experiments)]
 
 
 # ------------------------------------------------------------------ memory law
