@@ -9,7 +9,8 @@ from the paper's takes several simulations. This file gathers every successful E
 of the committed folders that ran the paper's network (any seed; a seed run in two folders
 must give the same numbers, and is counted once), and for each λ with at least three
 seeds and each update reports our mean ± SD, the paper's, Welch's t-test of the two means
-(the paper's n = 100), and where each of our simulations lies in the paper's spread.
+(the paper's n = 100; at updates fewer than three seeds ran, none), and where each of our
+simulations lies in the paper's spread.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def simulations_md(results_dir: Path, paper: dict[str, Any]) -> str:
             continue
         mean_p = paper["blocks"][block]["Exg-E"]
         sd_p = paper["exg_e_std"][block]
-        n_up = min(len(acc) for _, acc in seeds.values())
+        n_up = max(len(acc) for _, acc in seeds.values())
         order = sorted(seeds)
         e = math.log2(lam)
         lines += [f"## λ = 2^{e:.0f} (paper block λ_{block + 1}), seeds "
@@ -112,20 +113,25 @@ def simulations_md(results_dir: Path, paper: dict[str, Any]) -> str:
                   "Welch t | p (two-sided) | ours with \\|z\\| ≤ 2 | z of ours: min … max |",
                   "|---|---|---|---|---|---|---|---|"]
         for u in range(n_up):
-            ours = [seeds[s][1][u] for s in order]
-            m, sd = _mean_sd(ours)
-            t, p = stats.ttest_ind_from_stats(m, sd, len(ours), mean_p[u], sd_p[u], PAPER_N,
-                                              equal_var=False)
+            ours = [seeds[s][1][u] for s in order if len(seeds[s][1]) > u]
             z = [(v - mean_p[u]) / sd_p[u] for v in ours]
             inside = sum(abs(v) <= 2 for v in z)
-            lines.append(f"| u{u} | {m:.2f} ± {sd:.2f} ({len(ours)}) | {mean_p[u]:.2f} ± "
-                         f"{sd_p[u]:.3f} | {m - mean_p[u]:+.2f} | {t:+.2f} | {p:.2g} | "
+            m, sd = _mean_sd(ours)
+            if len(ours) >= MIN_SEEDS:
+                t, p = stats.ttest_ind_from_stats(m, sd, len(ours), mean_p[u], sd_p[u],
+                                                  PAPER_N, equal_var=False)
+                test = f"{t:+.2f} | {p:.2g}"
+            else:  # too few of ours for a test
+                test = "— | —"
+            spread = f"{m:.2f} ± {sd:.2f}" if len(ours) > 1 else f"{m:.2f}"
+            lines.append(f"| u{u} | {spread} ({len(ours)}) | {mean_p[u]:.2f} ± "
+                         f"{sd_p[u]:.3f} | {m - mean_p[u]:+.2f} | {test} | "
                          f"{inside} of {len(ours)} | {min(z):+.2f} … {max(z):+.2f} |")
         lines += ["", "| seed | folder | " + " | ".join(f"u{u}" for u in range(n_up)) + " |",
                   "|---|---|" + "---|" * n_up]
         for s in order:
             folder, acc = seeds[s]
-            lines.append(f"| {s} | {folder} | "
-                         + " | ".join(f"{a:.2f}" for a in acc[:n_up]) + " |")
+            cells = [f"{acc[u]:.2f}" if u < len(acc) else "" for u in range(n_up)]
+            lines.append(f"| {s} | {folder} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

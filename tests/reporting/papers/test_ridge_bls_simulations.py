@@ -61,8 +61,12 @@ def test_the_means_sds_and_tests_are_those_of_the_records(tmp_path):
     z = [(v - mean_p) / sd_p for v in ours]
     assert row == (f"| u6 | {m:.2f} ± {sd:.2f} (3) | 93.05 ± 1.419 | {m - mean_p:+.2f} | "
                    f"{t:+.2f} | {p:.2g} | 3 of 3 | {min(z):+.2f} … {max(z):+.2f} |")
-    assert "| u7 |" not in text  # only the updates every seed ran
-    assert "| 0 | long | 93.00 |" in text
+    # an update only one seed ran: its value and z, no test
+    z7 = (90.0 - 91.64) / 2.126
+    assert (f"| u7 | 90.00 (1) | 91.64 ± 2.126 | -1.64 | — | — | 1 of 1 | "
+            f"{z7:+.2f} … {z7:+.2f} |") in text
+    assert "| 0 | long | 93.00 |" in text and "| 1 | e1 | 93.00 |" in text
+    assert text.count("| 91.51 | 90.00 |") == 1 and "| 91.74 |  |" in text
 
 
 def test_a_seed_giving_two_results_is_refused(tmp_path):
