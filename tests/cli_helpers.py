@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,3 +110,36 @@ def user_module(directory: Path, monkeypatch: pytest.MonkeyPatch, name: str,
         yield directory
     finally:
         forget_module(name)
+
+
+def default_sigint() -> None:
+    """In a child process, before exec: SIGINT back to its default. A test session started
+    in the background of a non-interactive shell inherits SIGINT ignored, and Python then
+    installs no KeyboardInterrupt handler, so a signal a test sends would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def env_with_user_code(directory: Path) -> dict[str, str]:
+    """This process's environment with ``directory`` (a user's modules) first on
+    ``PYTHONPATH``, for a ``streamlearn`` child process."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(directory), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def run_cli_subprocess(args: list[str], cwd: Path,
+                       timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m streamlearn ARGS`` in a child process run in ``cwd``, with the user's
+    modules in ``cwd`` importable: its exit code, stdout and stderr. A child, so that a
+    user's ``sys.exit``, ``os._exit`` or closed std stream ends it, not the test session."""
+    return subprocess.run([sys.executable, "-m", "streamlearn", *args], cwd=cwd,
+                          env=env_with_user_code(cwd), capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=default_sigint)
+
+
+def start_cli_subprocess(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """Like :func:`run_cli_subprocess`, started and not waited for (to send it a
+    signal); SIGINT is at its default in the child."""
+    return subprocess.Popen([sys.executable, "-m", "streamlearn", *args], cwd=cwd,
+                            env=env_with_user_code(cwd), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 import yaml
 
 from streamlearn.interrupts import user_code_guarded
+from tests.cli_helpers import run_cli_subprocess
 
 LEARNER = '''
 import sys
@@ -73,11 +73,7 @@ def test_a_learner_closing_a_standard_stream_loses_no_output(tmp_path: Path, str
                           {"name": "perceptron"}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", "cfg.yaml",
-                           "--jobs", "1"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_cli_subprocess(["run", "cfg.yaml", "--jobs", "1"], tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # was 1, a traceback
     assert "Traceback" not in proc.stderr
     assert "Mine" in proc.stdout and "perceptron" in proc.stdout  # the table printed

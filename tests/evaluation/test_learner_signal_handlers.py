@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import pytest
 import yaml
 
 from streamlearn.interrupts import user_code_guarded
+from tests.cli_helpers import start_cli_subprocess
 
 LEARNER = '''
 import signal
@@ -37,12 +36,6 @@ class IgnoresCtrlC:
     def learn_one(self, x, y):
         time.sleep(0.002)
 '''
-
-
-def _default_sigint() -> None:
-    """In the child: SIGINT to its default (a test session started in the background of
-    a non-interactive shell inherits it ignored, and the signal sent would be lost)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_the_guard_sets_the_handlers_back() -> None:
@@ -66,11 +59,7 @@ def test_ctrl_c_stops_an_experiment_whose_learner_ignores_it(tmp_path: Path, job
            "algorithms": [{"name": "ignoring_learner:IgnoresCtrlC", "label": "Mine"}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.Popen([sys.executable, "-m", "streamlearn", "run", "cfg.yaml", "-q",
-                             "--jobs", jobs], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    proc = start_cli_subprocess(["run", "cfg.yaml", "-q", "--jobs", jobs], tmp_path)
     runs = tmp_path / "out" / "runs"
     deadline = time.time() + 120
     while time.time() < deadline and len(list(runs.glob("*.json"))) < 1:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
 from streamlearn.interrupts import user_code_guarded
+from tests.cli_helpers import run_cli_subprocess
 
 LEARNER = '''
 import os
@@ -54,11 +53,7 @@ def test_a_learners_umask_leaves_the_records_readable(tmp_path: Path) -> None:
            "algorithms": [{"name": "umask_learner:Umask", "label": "Mine"}],
            "metrics": ["oca"], "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", "cfg.yaml", "-q",
-                           "--jobs", "1"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_cli_subprocess(["run", "cfg.yaml", "-q", "--jobs", "1"], tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = tmp_path / "out" / "runs"
     assert stat.S_IMODE(runs.stat().st_mode) & 0o700 == 0o700  # was 000

@@ -31,7 +31,7 @@ from streamlearn.base import Classifier, PreparedData, Regressor, RunContext
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from streamlearn.protocols.prequential_loop import PredictionError, run_prequential
 from streamlearn.protocols.prequential_regression import PrequentialSeriesRegression
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import default_sigint, run_cli
 
 MODULE = '''
 import os
@@ -480,13 +480,6 @@ def test_os_exit_0_while_the_config_is_checked_is_a_config_error(user_dir, where
     assert not (user_dir / "out").exists()
 
 
-def _default_sigint() -> None:
-    """In the child, before exec: SIGINT back to its default. A test session started in
-    the background of a non-interactive shell inherits SIGINT ignored, and Python then
-    installs no KeyboardInterrupt handler, so the signal these tests send would be lost."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     """SIGINT to `streamlearn run`: exit 130 within seconds, complete records only — also
@@ -497,7 +490,7 @@ def test_a_real_ctrl_c_still_stops_the_experiment(user_dir, jobs):
     out = user_dir / "out"
     proc = subprocess.Popen([sys.executable, "-m", "streamlearn", "run", str(cfg), "-q",
                              "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_default_sigint)
+                            text=True, preexec_fn=default_sigint)
     deadline = time.time() + 90
     while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
         time.sleep(0.05)
@@ -545,7 +538,7 @@ def test_interrupt_with_progress_bars_exits_130_without_traceback(user_dir, sign
                   n=500)
     out = user_dir / "out"
     proc = subprocess.Popen([*_ENTRY, "run", str(cfg)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.time() + 90
     while time.time() < deadline and len(list(out.glob("runs/*.json"))) < 1:
         time.sleep(0.05)
@@ -563,7 +556,7 @@ def test_ctrl_c_while_the_command_starts_is_a_clean_exit_130():
     is exit 130 with "Interrupted.", no traceback."""
     for delay in (0.15, 0.5, 1.0):
         proc = subprocess.Popen([*_ENTRY, "list"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)

@@ -11,13 +11,12 @@ and 1.5 became classes 0 and 1 (exit 0).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.cli_helpers import run_cli_subprocess
 
 STREAMS = '''
 import os, sys
@@ -92,13 +91,9 @@ def _run(tmp: Path, stream: str, jobs: str) -> tuple[int, str]:
            "algorithms": [{"name": "perceptron"}], "metrics": ["oca"],
            "outputs": {"dir": str(tmp / "out"), "plots": []}}
     (tmp / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp), *filter(None, [env.get("PYTHONPATH")])])
     # a child process: were sys.exit(0) or os._exit(0) to get through, they would end the
     # child with 0, not this test session
-    proc = subprocess.run([sys.executable, "-m", "streamlearn", "run", "cfg.yaml", "-q",
-                           "--jobs", jobs], cwd=tmp, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_cli_subprocess(["run", "cfg.yaml", "-q", "--jobs", jobs], tmp)
     return proc.returncode, proc.stdout + proc.stderr
 
 
