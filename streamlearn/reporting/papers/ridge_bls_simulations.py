@@ -82,6 +82,29 @@ def _mean_sd(values: list[float]) -> tuple[float, float]:
     return mean, sd
 
 
+def _long_runs_rows(seeds: dict[int, tuple[str, list[float]]], order: list[int], n_up: int,
+                    mean_p: list[float], sd_p: list[float]) -> list[str]:
+    """Where fewer seeds ran the last update than the first: where the seeds that ran to
+    the end lie in the paper's spread (their mean ``z``) at every update, beside the mean
+    ``z`` of every seed that ran it, so a reader sees whether the long runs are a typical
+    draw of ours at the updates all seeds ran."""
+    long = [s for s in order if len(seeds[s][1]) == n_up]
+    if len(long) == len(order):
+        return []
+    names = ", ".join(str(s) for s in long)
+    rows = ["", f"Seeds that ran to u{n_up - 1} ({names}), at every update: their mean and "
+            "mean z, beside the mean z of every seed that ran the update.", "",
+            f"| update | seeds {names}: mean | their mean z | all seeds: mean z (n) |",
+            "|---|---|---|---|"]
+    for u in range(n_up):
+        z_long = [(seeds[s][1][u] - mean_p[u]) / sd_p[u] for s in long]
+        z_all = [(seeds[s][1][u] - mean_p[u]) / sd_p[u] for s in order if len(seeds[s][1]) > u]
+        mean_long = sum(seeds[s][1][u] for s in long) / len(long)
+        rows.append(f"| u{u} | {mean_long:.2f} | {sum(z_long) / len(z_long):+.2f} | "
+                    f"{sum(z_all) / len(z_all):+.2f} ({len(z_all)}) |")
+    return rows
+
+
 def simulations_md(results_dir: Path, paper: dict[str, Any]) -> str:
     """The file's text (see the module docstring); ``paper``: the reference values
     (:func:`streamlearn.reporting.papers.ridge_bls.paper_values`)."""
@@ -127,6 +150,7 @@ def simulations_md(results_dir: Path, paper: dict[str, Any]) -> str:
             lines.append(f"| u{u} | {spread} ({len(ours)}) | {mean_p[u]:.2f} ± "
                          f"{sd_p[u]:.3f} | {m - mean_p[u]:+.2f} | {test} | "
                          f"{inside} of {len(ours)} | {min(z):+.2f} … {max(z):+.2f} |")
+        lines += _long_runs_rows(seeds, order, n_up, mean_p, sd_p)
         lines += ["", "| seed | folder | " + " | ".join(f"u{u}" for u in range(n_up)) + " |",
                   "|---|---|" + "---|" * n_up]
         for s in order:

@@ -65,6 +65,11 @@ def test_the_means_sds_and_tests_are_those_of_the_records(tmp_path):
     z7 = (90.0 - 91.64) / 2.126
     assert (f"| u7 | 90.00 (1) | 91.64 ± 2.126 | -1.64 | — | — | 1 of 1 | "
             f"{z7:+.2f} … {z7:+.2f} |") in text
+    # the one seed that ran to u7, at u6 and u7: its z, beside the mean z of all that ran it
+    z6 = [(v - mean_p) / sd_p for v in ours]
+    assert "Seeds that ran to u7 (0), at every update" in text
+    assert f"| u6 | 91.51 | {z6[0]:+.2f} | {sum(z6) / 3:+.2f} (3) |" in text
+    assert f"| u7 | 90.00 | {z7:+.2f} | {z7:+.2f} (1) |" in text
     assert "| 0 | long | 93.00 |" in text and "| 1 | e1 | 93.00 |" in text
     assert text.count("| 91.51 | 90.00 |") == 1 and "| 91.74 |  |" in text
 
@@ -87,3 +92,11 @@ def test_the_paper_sds_are_the_seed_texts_std_rows():
     mnist = [i for i, line in enumerate(lines) if "Exg-E | Mean" in line][:8]  # Tables II-III
     stds = [[float(v) for v in lines[i + 1].split("|")[2:14]] for i in mnist]
     assert stds == ridge_bls.paper_values()["exg_e_std"]
+
+
+def test_no_long_runs_table_when_every_seed_ran_every_update(tmp_path):
+    root = _root(tmp_path)
+    for seed in range(3):
+        _record(root / "a", seed, [0.93, 0.94 + seed / 1000])
+    text = simulations_md(root, ridge_bls.paper_values())
+    assert "| u1 | 94.10 ± 0.10 (3) |" in text and "Seeds that ran to" not in text
