@@ -34,7 +34,6 @@ import copy
 import importlib
 import inspect
 import os
-import re
 import sys
 import types
 import typing
@@ -51,7 +50,6 @@ from streamlearn.params import _close_matches
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
-    "describe",
     "get_algorithm",
     "get_metric",
     "get_protocol",
@@ -585,29 +583,3 @@ def get_metric(name: str) -> Any:
 
 def get_protocol(name: str) -> type[Protocol]:
     return _lookup(registry.PROTOCOLS, "protocol", name)
-
-
-#: words ending in a period that do not end a sentence
-_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "cf.", "vs.", "etc.", "Alg.", "Algs.", "Eq.",
-                  "eq.", "eqs.", "Fig.", "Sec.", "Thm.", "No.", "resp.", "approx.")
-_RST = (
-    (re.compile(r":[\w:.+-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`"), r"\1"),  # :class:`~a.B` → a.B
-    (re.compile(r"``(.+?)``"), r"\1"),                               # ``literal``
-    (re.compile(r"`([^`]+?)\s*(?:<[^>]*>)?`_{0,2}"), r"\1"),           # `text <url>`_
-    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*"), r"\1"),                    # **strong**
-    (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),    # *emphasis*
-)
-
-
-def describe(obj: Any) -> str:
-    """The first sentence of an object's docstring, on one line, without reST markup
-    (what ``streamlearn list`` shows)."""
-    doc = inspect.cleandoc(getattr(obj, "__doc__", None) or "")
-    text = " ".join(doc.split("\n\n", 1)[0].split())  # the first paragraph
-    for pattern, repl in _RST:
-        text = pattern.sub(repl, text)
-    for m in re.finditer(r"[.!?](?=\s+[A-Z]|$)", text):
-        head = text[: m.end()]
-        if not head.endswith(_ABBREVIATIONS):
-            return head
-    return text

@@ -70,7 +70,7 @@ app.add_typer(records_app, name="records",
 def _whole_short_help() -> None:
     """The command list shows each command's first sentence whole, wrapped (Click would
     cut it at the terminal width with "...")."""
-    from streamlearn.components import describe
+    from streamlearn.cli.listing import describe
 
     for info in app.registered_commands:
         if info.short_help is None and info.callback is not None:

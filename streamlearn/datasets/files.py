@@ -33,6 +33,20 @@ import numpy as np
 
 from streamlearn.base import Stream
 from streamlearn.datasets.formats.arff import parse_arff
+from streamlearn.datasets.formats.cells import (
+    MISSING_LABELS,
+    cells_to_float,
+    data_lines,
+    is_number,
+    ragged_row_error,
+    refuse_continuous_labels,
+    refuse_non_finite,
+    refuse_other_separator,
+    refuse_repeated_names,
+    row_place,
+    shown_cell,
+    target_column,
+)
 from streamlearn.datasets.formats.libsvm import parse_libsvm
 from streamlearn.datasets.formats.raw import decode_text, read_bytes
 from streamlearn.datasets.formats.tables import encode_labels, parse_string_table
@@ -48,9 +62,6 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _PARSED: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 _PARSED_BUDGET = 256 << 20  # bytes of arrays; a larger file is parsed again by its runs
 
-#: target values that mean "missing" in a text file; none of them may become a class
-_MISSING_LABELS = frozenset({"", "?", "nan", "+nan", "-nan", "inf", "+inf", "-inf",
-                             "infinity", "+infinity", "-infinity"})
 
 
 def _remember(key: tuple[Any, ...], X: np.ndarray, y: np.ndarray) -> None:
@@ -173,11 +184,11 @@ class _FileStream(Stream):
             if raw.dtype.kind in "US":
                 text = np.char.strip(raw.astype(str))
                 missing = np.flatnonzero(np.isin(np.char.lower(text),
-                                                 list(_MISSING_LABELS)))
+                                                 list(MISSING_LABELS)))
                 if missing.size:
                     i = int(missing[0])
                     shown = "empty" if not text[i] else f"{str(text[i])!r}, a missing value"
-                    raise DataError(f"{_at(src, lines, i)}, {where}: the target is {shown}; "
+                    raise DataError(f"{row_place(src, lines, i)}, {where}: the target is {shown}; "
                                     "a missing target cannot be a class. Fill or drop such "
                                     "rows.")
                 try:  # numeric labels in a text file: numeric order (2 before 10)
@@ -188,11 +199,11 @@ class _FileStream(Stream):
                 bad = np.flatnonzero(~np.isfinite(raw))
                 if bad.size:
                     i = int(bad[0])
-                    raise DataError(f"{_at(src, lines, i)}, {where}: the target is "
+                    raise DataError(f"{row_place(src, lines, i)}, {where}: the target is "
                                     f"{raw[i]}, a missing value; a missing target cannot be "
                                     "a class. Fill or drop such rows.")
             if raw.dtype.kind == "f":
-                _refuse_continuous_labels(raw, src, where,
+                refuse_continuous_labels(raw, src, where,
                                           getattr(self, "registry_name", "csv"))
             codes, _ = encode_labels(raw, source=src)
             return codes
@@ -203,116 +214,13 @@ class _FileStream(Stream):
                 try:
                     float(v)
                 except ValueError:
-                    raise DataError(f"{_at(src, lines, i)}, {where}: the target {v!r} is "
+                    raise DataError(f"{row_place(src, lines, i)}, {where}: the target {v!r} is "
                                     "not a number (a regression stream needs numeric "
                                     "targets).") from None
             raise  # pragma: no cover
-        _finite(y[:, None], src, lines, [column],
+        refuse_non_finite(y[:, None], src, lines, [column],
                 raw[:, None] if raw.dtype.kind in "US" else None)
         return y
-
-
-#: more distinct non-integer numeric labels than this is a regression target, not classes
-#: (class labels written as numbers are integers, or a few values such as 0.5 / 1.5)
-MAX_NON_INTEGER_CLASSES = 100
-
-
-def _refuse_continuous_labels(labels: np.ndarray, src: Path, where: str, name: str,
-                              ) -> None:
-    """Refuse numeric labels that are a regression target: each distinct value would
-    become a class of its own (a 2,000-row CSV of real-valued targets gave 2,000 classes,
-    OCA 0.00 for every learner, exit 0)."""
-    distinct = np.unique(labels)
-    fractional = distinct[distinct != np.round(distinct)]
-    if fractional.size and distinct.size > MAX_NON_INTEGER_CLASSES:
-        shown = ", ".join(f"{v:g}" for v in fractional[:3])
-        raise DataError(
-            f"{src}, {where}: {distinct.size} distinct numeric labels in {labels.size} rows, "
-            f"non-integer ones among them ({shown}, ...): a regression target, not classes "
-            f"(each value would be a class of its own). Run it as a regression stream "
-            f"(`name: {name}_regression` under `protocol: prequential-regression`), or map "
-            f"it to classes first.")
-
-
-def _at(src: Path, lines: list[int] | None, row: int) -> str:
-    """``file, line N`` for data row ``row`` (``row N`` where lines are not known)."""
-    return f"{src}, line {lines[row]}" if lines is not None else f"{src}, row {row + 1}"
-
-
-def _finite(X: np.ndarray, src: Path, lines: list[int] | None, names: list[str],
-            cells: np.ndarray | None = None) -> None:
-    """Refuse NaN and infinities, naming the first one's line and column (and the text of
-    the cell, when ``cells`` holds the file's strings: ``1e999`` reads as inf)."""
-    bad = np.argwhere(~np.isfinite(X))
-    if bad.size:
-        i, j = (int(v) for v in bad[0])
-        shown = f"{X[i, j]}"
-        if cells is not None and str(cells[i, j]).strip().lower() not in _MISSING_LABELS:
-            shown = f"{str(cells[i, j]).strip()!r}, read as {X[i, j]}"
-        raise DataError(f"{_at(src, lines, i)}, column {names[j]}: missing or non-finite "
-                        f"value ({shown}); fill or drop such rows before streaming them.")
-
-
-def _to_float(table: np.ndarray, cols: list[int], src: Path, lines: list[int] | None,
-              names: list[str]) -> np.ndarray:
-    """String columns → float64, naming the file, line and column of the first bad cell."""
-    out = np.empty((table.shape[0], len(cols)), dtype=np.float64)
-    for k, j in enumerate(cols):
-        try:
-            out[:, k] = table[:, j].astype(np.float64)
-        except ValueError:
-            for i, cell in enumerate(table[:, j].tolist()):
-                try:
-                    float(cell)
-                except ValueError:
-                    shown = "an empty value" if not str(cell).strip() else _shown(cell)
-                    raise DataError(f"{_at(src, lines, i)}, column {names[j]}: {shown} is "
-                                    "not a number.") from None
-            raise  # pragma: no cover
-    return out
-
-
-def _shown(cell: str) -> str:
-    """A cell for a message; ARFF's missing-value mark ``?`` is named as such."""
-    return "'?' (a missing value)" if str(cell).strip() == "?" else repr(str(cell))
-
-
-def _data_lines(text: str, start: int, comment: str | None = None) -> list[int]:
-    """1-based line numbers of the non-blank (non-comment) lines from line index ``start``."""
-    out = []
-    for i, line in enumerate(text.split("\n")[start:], start=start + 1):
-        s = line.strip()
-        if s and not (comment and s.startswith(comment)):
-            out.append(i)
-    return out
-
-
-def _ragged(text: str, lines: list[int], delimiter: str, n_cols: int, src: Path) -> DataError:
-    all_lines = text.split("\n")
-    for ln in lines:
-        n = len(all_lines[ln - 1].split(delimiter))
-        if n != n_cols:
-            return DataError(f"{src}, line {ln}: {n} field(s), expected {n_cols} (as in the "
-                             "first row).")
-    return DataError(f"{src}: malformed rows.")  # pragma: no cover
-
-
-def _column(target: int | str, names: list[str], src: Path, has_names: bool) -> int:
-    if isinstance(target, str):
-        if not has_names:
-            raise UserError(f"target {target!r} names a column, but {src} has no header "
-                            "row; give the column's index instead (0-based, -1 = last).")
-        if target not in names:
-            from streamlearn.params import _close_matches
-
-            raise UserError(f"{src} has no column {target!r}.{_close_matches(target, names)}"
-                            f" Columns: {', '.join(names)}.")
-        return names.index(target)
-    n = len(names)
-    if not -n <= target < n:
-        raise UserError(f"target column {target} is out of range: {src} has {n} columns "
-                        f"(0..{n - 1}, or -1 for the last).")
-    return target % n
 
 
 _TARGET = OfType((int, str))
@@ -356,22 +264,22 @@ class CSVStream(_FileStream):
     def _parse(self) -> tuple[np.ndarray, np.ndarray]:
         text = self._text()
         src = self._file()
-        lines = _data_lines(text, 0)
+        lines = data_lines(text, 0)
         if not lines:
             raise DataError(f"{src} is empty.")
         rows = text.split("\n")
         first = [c.strip() for c in rows[lines[0] - 1].split(self.delimiter)]
         if len(first) == 1:
-            _other_separator(first[0], self.delimiter, src, lines[0])
+            refuse_other_separator(first[0], self.delimiter, src, lines[0])
         header = self.header
         if header is None:
             header = isinstance(self.target, str) or any(
-                not _is_number(c) for k, c in enumerate(first)
+                not is_number(c) for k, c in enumerate(first)
                 if k != (self.target % len(first) if isinstance(self.target, int) else -1))
         names = first if header else [str(k) for k in range(len(first))]
         if header:
-            _unique_names(names, src, f"line {lines[0]}", "column")
-        j = _column(self.target, names, src, bool(header))
+            refuse_repeated_names(names, src, f"line {lines[0]}", "column")
+        j = target_column(self.target, names, src, bool(header))
         if header:
             lines = lines[1:]
             if not lines:
@@ -381,48 +289,14 @@ class CSVStream(_FileStream):
             table = parse_string_table(body, delimiter=self.delimiter, n_cols=len(first),
                                        source=src)
         except DataError:
-            raise _ragged(text, lines, self.delimiter, len(first), src) from None
+            raise ragged_row_error(text, lines, self.delimiter, len(first), src) from None
         feats = [k for k in range(len(first)) if k != j]
         if not feats:
             raise UserError(f"{src} has only the target column; a stream needs features.")
-        X = _to_float(table, feats, src, lines, names)
-        _finite(X, src, lines, [names[k] for k in feats], table[:, feats])
+        X = cells_to_float(table, feats, src, lines, names)
+        refuse_non_finite(X, src, lines, [names[k] for k in feats], table[:, feats])
         y = self._targets(table[:, j], lines, names[j])
         return X, y
-
-
-def _other_separator(cell: str, delimiter: str, src: Path, line: int) -> None:
-    """Refuse a first row that is one field but holds another usual separator: a ';'- or
-    tab-separated file read at ',' would otherwise be reported as a missing column."""
-    for sep, name in ((";", "';'"), ("\t", "a tab"), ("|", "'|'")):
-        if sep != delimiter and sep in cell:
-            shown = "'\\t'" if sep == "\t" else repr(sep)
-            raise UserError(f"{src}, line {line}: the row is a single field {cell!r} when "
-                            f"split at {delimiter!r}, and it contains {name}. If the file's "
-                            f"fields are separated by {name}, add delimiter: {shown} to the "
-                            "stream's params.")
-
-
-def _unique_names(names: list[str], src: Path, where: str, what: str) -> None:
-    """Refuse a header that names two columns alike: a target or a message naming one
-    would be ambiguous."""
-    seen: dict[str, list[int]] = {}
-    for k, name in enumerate(names):
-        seen.setdefault(name, []).append(k)
-    dups = {n: ks for n, ks in seen.items() if len(ks) > 1}
-    if dups:
-        listed = "; ".join(f"{n!r} ({what}s {', '.join(str(k + 1) for k in ks)})"
-                           for n, ks in dups.items())
-        raise DataError(f"{src}, {where}: the header names more than one {what} alike: "
-                        f"{listed}. Give each {what} its own name.")
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
 
 
 @register_stream("arff")
@@ -459,25 +333,25 @@ class ARFFStream(_FileStream):
                          if ln.strip().lower().startswith("@data")) + 1
             n_attr = sum(1 for ln in text.split("\n")[:start]
                          if ln.strip().lower().startswith("@attribute"))
-            raise _ragged(text, _data_lines(text, start, "%"), ",", n_attr, src) from None
+            raise ragged_row_error(text, data_lines(text, start, "%"), ",", n_attr, src) from None
         start = next(i for i, ln in enumerate(text.split("\n"))
                      if ln.strip().lower().startswith("@data")) + 1
-        lines = _data_lines(text, start, "%")
-        j = _column(self.target, arff.names, src, True)
+        lines = data_lines(text, start, "%")
+        j = target_column(self.target, arff.names, src, True)
         cols = []
         for k, kind in enumerate(arff.types):
             if k == j:
                 continue
             if kind == "numeric":
-                cols.append(_to_float(arff.table, [k], src, lines, arff.names)[:, 0])
+                cols.append(cells_to_float(arff.table, [k], src, lines, arff.names)[:, 0])
                 continue
             codes = {v: float(i) for i, v in enumerate(kind)}
             vals = arff.table[:, k].tolist()
             col = np.empty(len(vals))
             for i, v in enumerate(vals):
                 if v not in codes:
-                    raise DataError(f"{_at(src, lines, i)}, column {arff.names[k]}: "
-                                    f"{_shown(v)} is not one of the declared values "
+                    raise DataError(f"{row_place(src, lines, i)}, column {arff.names[k]}: "
+                                    f"{shown_cell(v)} is not one of the declared values "
                                     f"{{{', '.join(kind)}}}.")
                 col[i] = codes[v]
             cols.append(col)
@@ -485,15 +359,15 @@ class ARFFStream(_FileStream):
             raise UserError(f"{src} has only the target attribute; a stream needs features.")
         X = np.column_stack(cols)
         feats = [k for k in range(len(arff.names)) if k != j]
-        _finite(X, src, lines, [arff.names[k] for k in feats], arff.table[:, feats])
+        refuse_non_finite(X, src, lines, [arff.names[k] for k in feats], arff.table[:, feats])
         kind = arff.types[j]
         raw = arff.table[:, j]
         if self.task == "classification" and isinstance(kind, list):
             bad = [i for i, v in enumerate(raw.tolist()) if v not in kind]
             if bad:
                 value = str(raw[bad[0]])
-                raise DataError(f"{_at(src, lines, bad[0])}, column {arff.names[j]}: the "
-                                f"class {_shown(value)} is not one of the declared values "
+                raise DataError(f"{row_place(src, lines, bad[0])}, column {arff.names[j]}: the "
+                                f"class {shown_cell(value)} is not one of the declared values "
                                 f"{{{', '.join(kind)}}}.")
             codes, _ = encode_labels(raw, classes=kind, source=src)
             return X, codes
@@ -531,9 +405,9 @@ class LIBSVMStream(_FileStream):
         src = self._file()
         data = read_bytes(src)
         X, y = parse_libsvm(data, n_features=self.n_features, source=src)
-        lines = _data_lines(decode_text(data, src), 0, "#") if not np.all(
+        lines = data_lines(decode_text(data, src), 0, "#") if not np.all(
             np.isfinite(X)) or not np.all(np.isfinite(y)) else None
-        _finite(X, src, lines, [str(k + 1) for k in range(X.shape[1])])
+        refuse_non_finite(X, src, lines, [str(k + 1) for k in range(X.shape[1])])
         return X, self._targets(y, lines, "label")
 
 
@@ -596,7 +470,7 @@ class NumpyStream(_FileStream):
             if loaded.ndim != 2:
                 raise DataError(f"{src} holds a {loaded.ndim}-D array; an .npy stream is a "
                                 "2-D matrix with the target as one column.")
-            j = _column(self.target, [str(k) for k in range(loaded.shape[1])], src, False)
+            j = target_column(self.target, [str(k) for k in range(loaded.shape[1])], src, False)
             X, y = np.delete(loaded, j, axis=1), loaded[:, j]
         if X.ndim == 1:
             X = X[:, None]
@@ -608,7 +482,7 @@ class NumpyStream(_FileStream):
         if X.shape[0] == 0:
             raise DataError(f"{src} holds no samples (X has shape {X.shape}).")
         X = X.astype(np.float64)
-        _finite(X, src, None, [str(k) for k in range(X.shape[1])])
+        refuse_non_finite(X, src, None, [str(k) for k in range(X.shape[1])])
         return X, self._targets(y, None)
 
 

@@ -12,6 +12,7 @@ import streamlearn.datasets
 from streamlearn import components, registry
 from streamlearn.base import Learner, Stream
 from streamlearn.checks import yield_checks
+from streamlearn.cli.listing import describe
 
 components.load_all()
 
@@ -71,7 +72,7 @@ def test_every_concrete_learner_is_registered_or_excluded():
 def test_every_registered_stream_describes_itself():
     for name, cls in registry.STREAMS.items():
         assert issubclass(cls, Stream), name
-        assert components.describe(cls), f"stream {name!r} has no docstring"
+        assert describe(cls), f"stream {name!r} has no docstring"
 
 
 def test_unknown_names_suggest_close_matches():

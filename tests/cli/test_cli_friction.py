@@ -13,6 +13,7 @@ import pytest
 
 import streamlearn
 from streamlearn import components, registry
+from streamlearn.cli.listing import describe
 from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
 ])
 def test_descriptions_are_whole_first_sentences_without_markup(name, kind, expected):
     components.load_all()
-    assert expected in components.describe(getattr(registry, kind.upper())[name])
+    assert expected in describe(getattr(registry, kind.upper())[name])
 
 
 def test_no_description_shows_rest_markup():
@@ -61,7 +62,7 @@ def test_no_description_shows_rest_markup():
     for table in (registry.ALGORITHMS, registry.STREAMS, registry.METRICS,
                   registry.PROTOCOLS):
         for name, obj in table.items():
-            text = components.describe(obj)
+            text = describe(obj)
             assert "``" not in text and ":class:`" not in text and "\n" not in text, name
 
 

@@ -17,6 +17,8 @@ module                    formats
 :mod:`.libsvm`            LIBSVM / svmlight sparse text
 :mod:`.arff`              ARFF (dense, as written by Weka/MOA)
 :mod:`.binary`            IDX (MNIST), the smallNORB binary matrix, RIFF/WAVE PCM
+:mod:`.cells`             a user file's cells checked: floats, finiteness, target column
+                          and labels, separators, header names (file, line, column)
 ========================  ==============================================================
 
 The real-data streams (:mod:`streamlearn.datasets.real`) and the user file streams
