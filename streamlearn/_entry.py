@@ -6,7 +6,9 @@ handled like Ctrl-C, so a run stopped that way releases its lock and undoes what
 half-written, as an interrupted run does. Only in this process: a process it forks (a
 learner's ``multiprocessing`` pool with the fork start method) gets the default SIGTERM
 back, so a pool's ``terminate()`` ends its workers instead of raising KeyboardInterrupt
-in them (which had left ``--jobs 1`` runs of such a learner hanging).
+in them (which had left ``--jobs 1`` runs of such a learner hanging). Compiled code that
+calls C's ``exit(0)`` while the command runs ends it with a message and status 70, not 0
+(:func:`~streamlearn.interrupts.c_exit_refused`).
 """
 
 from __future__ import annotations
@@ -80,12 +82,15 @@ def main() -> None:
     if swallowed:
         sys.stderr.write("Interrupted.\n")
         sys.exit(130)
-    try:
-        cli_main()
-    except SystemExit as exc:
-        _finish(_exit_status(exc.code))
-        raise
-    _finish(0)
+    from streamlearn.interrupts import c_exit_refused
+
+    with c_exit_refused():
+        try:
+            cli_main()
+        except SystemExit as exc:
+            _finish(_exit_status(exc.code))
+            raise
+        _finish(0)
 
 
 def _finish(code: int) -> None:

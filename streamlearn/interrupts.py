@@ -4,13 +4,16 @@ User code (a learner's ``__init__``, ``predict_one``, ...) may raise ``KeyboardI
 or ``SystemExit`` itself; that is its failure. Only a signal delivered to this process
 (Ctrl-C, or SIGTERM where the command handles it like Ctrl-C) interrupts streamlearn.
 Nor may user code end the process (``os._exit(0)`` from a learner had ended a ``--jobs 1``
-experiment with nothing written and exit code 0), nor keep it alive for ever with a thread
-it leaves running (:func:`user_code_guarded`).
+experiment with nothing written and exit code 0: :func:`user_code_guarded`; C's ``exit(0)``
+from compiled code ends it with status 70 and a message: :func:`c_exit_refused`), nor keep
+it alive for ever with a thread it leaves running (:func:`user_code_guarded`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import posix
 import signal
 import sys
 import threading
@@ -23,7 +26,8 @@ from typing import Any, NoReturn
 
 from streamlearn import float_env
 
-__all__ = ["LINGERING_THREADS", "ProcessExitCalled", "SigintWatch", "float_env_note",
+__all__ = ["C_EXIT_STATUS", "LINGERING_THREADS", "ProcessExitCalled", "SigintWatch",
+           "c_exit_refused", "float_env_note",
            "leave_lingering_threads", "set_back_interrupt_handlers", "signal_handlers_note",
            "std_streams_note", "user_code_guarded"]
 
@@ -48,8 +52,10 @@ def user_code_guarded() -> Iterator[None]:
       learner had ended a ``--jobs 1`` experiment with nothing written and exit 0). Other
       threads (a process pool's watchdog) and processes forked meanwhile
       (``multiprocessing``'s fork start method ends each child with ``os._exit``) still
-      exit. Compiled code calling C's ``exit()`` is not caught; in a worker process
-      (``--jobs 2`` and more) its death fails the run instead.
+      exit (``posix._exit``, the same function, likewise). Compiled code calling C's
+      ``exit()`` cannot be refused: the ``streamlearn`` command then ends with a message
+      and status 70 (:func:`c_exit_refused`); in a worker process (``--jobs 2`` and more)
+      the worker's death fails the run.
     * Non-daemon threads the block starts and leaves running are noted in
       :data:`LINGERING_THREADS`: the command does not wait for them for ever when it ends
       (:func:`leave_lingering_threads`; a learner's endless background thread had left
@@ -83,11 +89,11 @@ def user_code_guarded() -> Iterator[None]:
     std_streams = (sys.stdout, sys.stderr)
     handlers = _interrupt_handlers()
     _GUARDED_HANDLERS.append(handlers)
-    os._exit = refuse  # type: ignore[assignment]
+    os._exit = posix._exit = refuse  # type: ignore[assignment]
     try:
         yield
     finally:
-        os._exit = real
+        os._exit = posix._exit = real
         os.umask(umask)
         _reopen_closed_std_streams(std_streams)
         _GUARDED_HANDLERS.pop()
@@ -198,6 +204,83 @@ def float_env_note() -> str | None:
             "one process after that code ran may differ from those of another --jobs")
     return (f"Note: a learner's code changed the floating-point environment ({what}; a "
             f"library built with -ffast-math does this when it is loaded); {done}.")
+
+
+#: the status the command ends with when compiled code called C's ``exit(0)`` (EX_SOFTWARE)
+C_EXIT_STATUS = 70
+
+_REAL_EXIT = os._exit
+_C_EXIT_HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
+
+
+@contextmanager
+def c_exit_refused() -> Iterator[None]:
+    """While the block runs, C's ``exit(status)`` called by compiled code in this process
+    (a learner's extension module, ``ctypes``) ends it with a message and status
+    :data:`C_EXIT_STATUS` (or its own status when that is not 0), not silently: a
+    learner's ``exit(0)`` under ``--jobs 1`` had ended ``streamlearn run`` with status 0
+    and the run's record missing. The runs written before are kept (rerunning resumes).
+
+    glibc runs the handlers registered with ``__cxa_atexit`` first thing in ``exit()``,
+    passing the status; when the block ends ``__cxa_finalize`` takes the handler back, so
+    Python's own exit after the block (and a child this process forks, from the fork on)
+    runs as before. Elsewhere (musl, macOS) the block does nothing."""
+    libc = _glibc()
+    if libc is None:
+        yield
+        return
+    armed = [True]
+    handle = ctypes.c_char()  # the registration's own handle: __cxa_finalize takes it back
+
+    def on_exit(_arg: int | None, status: int) -> None:
+        if not armed[0] or os.getpid() != owner:
+            return
+        armed[0] = False
+        code = status if status else C_EXIT_STATUS
+        try:
+            sys.stdout.flush()
+            sys.stderr.write(
+                f"\nstreamlearn: compiled code called C's exit({status}) in this process (a "
+                "learner's or stream's extension module, or ctypes): the run in progress "
+                "has no record. The runs finished before it are written; running the "
+                "command again resumes after them (--jobs 2 runs each learner in a worker "
+                f"process, where such an exit fails its run only). Exit status {code}.\n")
+            sys.stderr.flush()
+        finally:
+            _REAL_EXIT(code)
+
+    def take_back() -> None:
+        armed[0] = False
+        finalize(ctypes.addressof(handle))
+
+    owner = os.getpid()
+    handler = _C_EXIT_HANDLER(on_exit)
+    register, finalize = getattr(libc, "__cxa_atexit"), getattr(libc, "__cxa_finalize")
+    register.argtypes = [_C_EXIT_HANDLER, ctypes.c_void_p, ctypes.c_void_p]
+    register.restype = ctypes.c_int
+    finalize.argtypes = [ctypes.c_void_p]
+    finalize.restype = None
+    if register(handler, None, ctypes.addressof(handle)) != 0:
+        yield
+        return
+    os.register_at_fork(after_in_child=lambda: take_back() if armed[0] else None)
+    try:
+        yield
+    finally:
+        take_back()
+
+
+def _glibc() -> ctypes.CDLL | None:
+    """This process's C library when it is glibc (``__cxa_atexit`` passes the status)."""
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return None
+        libc = ctypes.CDLL(None)
+        getattr(libc, "__cxa_atexit")
+        getattr(libc, "__cxa_finalize")
+    except (OSError, AttributeError, ValueError):
+        return None
+    return libc
 
 
 def leave_lingering_threads(code: int) -> None:
