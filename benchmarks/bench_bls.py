@@ -44,6 +44,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from streamlearn import components, registry  # noqa: E402
+from streamlearn.kernels.blocked_qr_rls import SOLVE_TILE  # noqa: E402
 
 NAMES = (
     "online_bls",
@@ -306,6 +307,7 @@ def floor_ratio(c: int, n: int, repeats: int, n_warm: int = 50) -> dict[str, obj
         "learner": FLOOR_LEARNERS[0],
         "block": blocked.BLOCK,
         "qr_nb": blocked.QR_NB,
+        "solve_tile": SOLVE_TILE,
         "block_sweep_us_per_sample": sweep,
         "sweep": {"block": kern.SWEEP_BLOCK, "rows": kern.SWEEP_ROWS, "tile": kern.SWEEP_TILE},
         "learners": learners,

@@ -61,6 +61,25 @@ def test_solve_ut_cols_column_alone_is_bit_identical_to_the_column_among_many(se
         assert_array_equal(one[:, s], many[:, s])
 
 
+@pytest.mark.floatpath
+@pytest.mark.parametrize("tile", [4, 16, 128])
+def test_solve_ut_cols_tile_size_changes_no_bit(monkeypatch, tile):
+    """SOLVE_TILE only reorders which elements are updated when, never one element's own
+    operations: the kernel compiled with another tile gives the same bits (so the tile can
+    be tuned per machine without moving a prediction)."""
+    m = 261
+    U, _ = _factor(3, m)
+    A = np.random.default_rng(3).standard_normal((12, m))
+    committed = np.zeros((m, 12))
+    assert kern.solve_ut_cols(U, A, 0, 12, committed, 0) == CholeskyStatus.OK
+    monkeypatch.setattr(kern, "SOLVE_TILE", tile)
+    plain = getattr(kern.solve_ut_cols, "py_func", kern.solve_ut_cols)  # NUMBA_DISABLE_JIT
+    other = numba.njit(fastmath={"contract"})(plain)
+    retiled = np.zeros((m, 12))
+    assert other(U, A, 0, 12, retiled, 0) == CholeskyStatus.OK
+    assert_array_equal(retiled, committed)
+
+
 def test_solve_ut_cols_reports_a_bad_factor():
     U, _ = _factor(0, 9)
     A = np.ones((1, 9))
