@@ -40,6 +40,36 @@ def _add_scaled(y: np.ndarray, alpha: float, x: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def _add_scaled_rows(y: np.ndarray, a: np.ndarray, W: np.ndarray, i0: int, i1: int) -> None:
+    # y <- y + a[i] * W[i] for i = i0, ..., i1 - 1 in this order, each product rounded and
+    # added on its own (no fused multiply-add): the bits of i1 - i0 calls of _add_scaled.
+    # Eight rows per pass over y: y is loaded and stored once per eight rows, not per row
+    # (the broad features 1.4-2x faster than one row per pass, measured on 784 -> 100 ->
+    # 1000 nodes; the README, section "Performance").
+    i = i0
+    while i + 8 <= i1:
+        a0, a1, a2, a3 = a[i], a[i + 1], a[i + 2], a[i + 3]
+        a4, a5, a6, a7 = a[i + 4], a[i + 5], a[i + 6], a[i + 7]
+        w0, w1, w2, w3 = W[i], W[i + 1], W[i + 2], W[i + 3]
+        w4, w5, w6, w7 = W[i + 4], W[i + 5], W[i + 6], W[i + 7]
+        for j in range(y.shape[0]):
+            v = y[j]
+            v += a0 * w0[j]
+            v += a1 * w1[j]
+            v += a2 * w2[j]
+            v += a3 * w3[j]
+            v += a4 * w4[j]
+            v += a5 * w5[j]
+            v += a6 * w6[j]
+            v += a7 * w7[j]
+            y[j] = v
+        i += 8
+    while i < i1:
+        _add_scaled(y, a[i], W[i])
+        i += 1
+
+
+@njit(cache=True)
 def _preactivations(
     xrow: np.ndarray,
     Wf: np.ndarray,
@@ -69,11 +99,9 @@ def _preactivations(
             for i in range(d):
                 x[i] /= sd
     z[:] = bf
-    for i in range(d):
-        _add_scaled(z, x[i], Wf[i])
+    _add_scaled_rows(z, x, Wf, 0, d)
     h[:] = be
-    for k in range(z.shape[0]):
-        _add_scaled(h, z[k], We[k])
+    _add_scaled_rows(h, z, We, 0, z.shape[0])
 
 
 @njit(cache=True)

@@ -41,6 +41,27 @@ def test_broad_features_matches_reference(seed, row_zscore):
     assert peak == pytest.approx(ref.enhancement_absmax(X, Wf, bf, We, be, row_zscore), rel=1e-12)
 
 
+@pytest.mark.floatpath
+@pytest.mark.parametrize("rows", [1, 7, 8, 9, 17, 100])
+def test_eight_rows_per_pass_give_the_bits_of_one_row_per_pass(rows):
+    """``_add_scaled_rows`` adds ``a[i]·W[i]`` for ascending ``i``, each product rounded and
+    added on its own, as ``rows`` calls of ``_add_scaled`` do: same bits by construction
+    (no fused multiply-add, no reordering), on every CPU."""
+    rng = np.random.default_rng(rows)
+    a, W = rng.standard_normal(rows), rng.standard_normal((rows, 37))
+    y0 = rng.standard_normal(37)
+    one = y0.copy()
+    for i in range(rows):
+        kern._add_scaled(one, a[i], W[i])
+    eight = y0.copy()
+    kern._add_scaled_rows(eight, a, W, 0, rows)
+    assert np.array_equal(eight, one)
+    plain = y0.copy()  # NumPy, one row at a time: the same roundings
+    for i in range(rows):
+        plain = plain + a[i] * W[i]
+    assert np.array_equal(plain, one)
+
+
 def test_broad_features_flags_non_finite():
     rng = np.random.default_rng(0)
     Wf, bf, We, be = _feature_weights(rng)
