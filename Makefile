@@ -146,6 +146,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_bls.py --json benchmarks/out/bls.json
 	$(BIN)/python benchmarks/bench_bls.py --floor --json benchmarks/out/bls_floor.json
 	$(BIN)/python benchmarks/bench_bls.py --growth --json benchmarks/out/bls_growth.json
+	$(BIN)/python benchmarks/bls_kernel_layouts.py --json benchmarks/out/bls_kernel_layouts.json
 	$(BIN)/python benchmarks/bench_forks.py --json benchmarks/out/forks.json
 	$(BIN)/python benchmarks/bench_ridge_bls.py
 	$(BIN)/python benchmarks/bench_fast_ons.py --json benchmarks/out/fast_ons.json

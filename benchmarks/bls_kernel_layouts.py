@@ -1,0 +1,154 @@
+"""Two memory layouts of the BLS kernels, each against the layout it replaced, in one
+process (issue 25, the blocked learner's floor): same bits, measured speed.
+
+    python benchmarks/bls_kernel_layouts.py [--rounds 7] [--json FILE]
+
+* ``solve_ut_cols`` (``U⁻ᵀa`` of a block's samples, :mod:`streamlearn.kernels.blocked_qr_rls`)
+  compiled here at the replaced tile of 128 rows and at the landed :data:`SOLVE_TILE`;
+* the broad features (:func:`streamlearn.kernels.broad_features.broad_features`) with one
+  weight row per pass over ``z`` and ``h`` (the replaced layout, rebuilt here from the
+  landed source with ``_add_scaled_rows`` spelled out as one ``_add_scaled`` per row) and
+  with eight;
+* ``online_bls_blocked`` (m = 1100, c = 10, 1,024 samples after 256) with both replaced
+  layouts against the landed ones.
+
+Each pair runs alternately, ``--rounds`` times; the ratio replaced/landed is taken round by
+round (median, min, max), and the outputs of both are compared bit for bit first. One
+BLAS thread; the machine's load is printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import time
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import streamlearn.algorithms.bls.broad_learning as broad_learning
+import streamlearn.algorithms.bls.online_bls_blocked as blocked
+import streamlearn.kernels.blocked_qr_rls as qr_kernels
+import streamlearn.kernels.broad_features as features
+from streamlearn import components
+
+OLD_TILE = 128
+
+
+def _solve_at_tile(tile: int) -> Callable[..., int]:
+    """``solve_ut_cols`` compiled with ``SOLVE_TILE = tile`` (a global read at compile time)."""
+    landed = qr_kernels.SOLVE_TILE
+    qr_kernels.SOLVE_TILE = tile
+    try:
+        plain = getattr(qr_kernels.solve_ut_cols, "py_func", qr_kernels.solve_ut_cols)
+        kernel = numba.njit(fastmath={"contract"})(plain)
+        kernel(np.asfortranarray(np.eye(8)), np.ones((1, 8)), 0, 1, np.zeros((8, 1)), 0)
+    finally:
+        qr_kernels.SOLVE_TILE = landed
+    return kernel
+
+
+def _one_row_per_pass_features() -> Callable[..., int]:
+    """The broad features as before eight rows per pass: ``_preactivations`` with one
+    ``_add_scaled`` call per weight row, compiled here from the landed module's source."""
+    src = inspect.getsource(features).replace("@njit(cache=True)", "@njit(cache=False)")
+    old = src.replace("    _add_scaled_rows(z, x, Wf, 0, d)\n",
+                      "    for i in range(d):\n        _add_scaled(z, x[i], Wf[i])\n")
+    old = old.replace("    _add_scaled_rows(h, z, We, 0, z.shape[0])\n",
+                      "    for k in range(z.shape[0]):\n        _add_scaled(h, z[k], We[k])\n")
+    if old.count("_add_scaled_rows(") != src.count("_add_scaled_rows(") - 2:
+        raise RuntimeError("broad_features' source changed: update this benchmark")
+    module = types.ModuleType("broad_features_one_row_per_pass")
+    exec(compile(old, "<broad_features, one row per pass>", "exec"), module.__dict__)
+    return module.broad_features
+
+
+def _alternate(a: Callable[[], Any], b: Callable[[], Any], rounds: int) -> dict[str, Any]:
+    ta, tb = [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        a()
+        ta.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        b()
+        tb.append(time.perf_counter() - t)
+    ratio = np.array(ta) / np.array(tb)
+    return {"replaced_s": float(np.median(ta)), "landed_s": float(np.median(tb)),
+            "ratio": [float(np.median(ratio)), float(ratio.min()), float(ratio.max())]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(0)
+    out: dict[str, Any] = {"load_before": list(os.getloadavg())}
+    with threadpool_limits(1):
+        # the substitution of a full block, m = 1100
+        m, b = 1100, 128
+        A0 = rng.standard_normal((3000, m))
+        U = np.asfortranarray(np.linalg.cholesky(A0.T @ A0 / 3000 + np.eye(m)).T)
+        A = rng.standard_normal((b, m))
+        old_solve, new_solve = _solve_at_tile(OLD_TILE), qr_kernels.solve_ut_cols
+        q_old, q_new = np.zeros((m, b)), np.zeros((m, b))
+        old_solve(U, A, 0, b, q_old, 0)
+        new_solve(U, A, 0, b, q_new, 0)
+        assert np.array_equal(q_old, q_new), "the tile changed a bit"
+        out["solve"] = {"m": m, "block": b, "old_tile": OLD_TILE,
+                        "new_tile": qr_kernels.SOLVE_TILE, **_alternate(
+                            lambda: old_solve(U, A, 0, b, q_old, 0),
+                            lambda: new_solve(U, A, 0, b, q_new, 0), args.rounds)}
+        # the broad features, 784 -> 100 -> 1000 nodes
+        n, d, p, q = 1024, 784, 100, 1000
+        X = rng.random((n, d))
+        Wf, bf = rng.uniform(-1, 1, (d, p)), rng.uniform(-1, 1, p)
+        We, be = rng.uniform(-1, 1, (p, q)) * 0.05, rng.uniform(-1, 1, q)
+        old_features, new_features = _one_row_per_pass_features(), features.broad_features
+        f_old, f_new = np.empty((n, p + q)), np.empty((n, p + q))
+        old_features(X, Wf, bf, We, be, 0.7, 1, f_old)
+        new_features(X, Wf, bf, We, be, 0.7, 1, f_new)
+        assert np.array_equal(f_old, f_new), "eight rows per pass changed a bit"
+        out["features"] = {"n": n, "d": d, "feature_nodes": p, "enhancement_nodes": q,
+                           **_alternate(lambda: old_features(X, Wf, bf, We, be, 0.7, 1, f_old),
+                                        lambda: new_features(X, Wf, bf, We, be, 0.7, 1, f_new),
+                                        args.rounds)}
+        # the learner, both layouts at once
+        Xs, ys = rng.random((1280, 784)), rng.integers(0, 10, 1280)
+
+        def learner(old: bool) -> np.ndarray:
+            blocked.solve_ut_cols = old_solve if old else new_solve
+            broad_learning.broad_features = old_features if old else new_features
+            try:
+                model = components.get_algorithm("online_bls_blocked")(seed=0)
+                model.reset(784, 10)
+                model.predict_learn_many(Xs[:256], ys[:256])
+                return model.predict_learn_many(Xs[256:], ys[256:])
+            finally:
+                blocked.solve_ut_cols = new_solve
+                broad_learning.broad_features = new_features
+
+        assert np.array_equal(learner(True), learner(False)), "a prediction changed"
+        out["online_bls_blocked"] = {"m": 1100, "c": 10, "n": 1024, **_alternate(
+            lambda: learner(True), lambda: learner(False), args.rounds)}
+    out["load_after"] = list(os.getloadavg())
+    for name in ("solve", "features", "online_bls_blocked"):
+        r = out[name]
+        print(f"{name:20s} replaced/landed {r['ratio'][0]:.2f} [{r['ratio'][1]:.2f}-"
+              f"{r['ratio'][2]:.2f}]  ({1e3 * r['replaced_s']:.1f} -> "
+              f"{1e3 * r['landed_s']:.1f} ms)")
+    print(f"load {out['load_before']} -> {out['load_after']}; outputs equal bit for bit")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
