@@ -26,10 +26,21 @@ from typing import Any, NoReturn
 
 from streamlearn import float_env
 
-__all__ = ["C_EXIT_STATUS", "LINGERING_THREADS", "ProcessExitCalled", "SigintWatch",
-           "c_exit_refused", "float_env_note",
-           "leave_lingering_threads", "set_back_interrupt_handlers", "signal_handlers_note",
-           "std_streams_note", "user_code_guarded"]
+__all__ = [
+    "C_EXIT_STATUS",
+    "LINGERING_THREADS",
+    "WORK_IN_PROGRESS",
+    "ProcessExitCalled",
+    "SigintWatch",
+    "c_exit_refused",
+    "float_env_note",
+    "leave_lingering_threads",
+    "set_back_interrupt_handlers",
+    "signal_handlers_note",
+    "std_streams_note",
+    "user_code_guarded",
+    "working_on",
+]
 
 
 class ProcessExitCalled(BaseException):
@@ -209,6 +220,21 @@ def float_env_note() -> str | None:
 #: the status the command ends with when compiled code called C's ``exit(0)`` (EX_SOFTWARE)
 C_EXIT_STATUS = 70
 
+#: what this process is running for the user, innermost last (:func:`working_on`): the
+#: message of :func:`c_exit_refused` names it
+WORK_IN_PROGRESS: list[str] = []
+
+
+@contextmanager
+def working_on(what: str) -> Iterator[None]:
+    """Name the work in progress (a run's id) for :func:`c_exit_refused`'s message."""
+    WORK_IN_PROGRESS.append(what)
+    try:
+        yield
+    finally:
+        WORK_IN_PROGRESS.pop()
+
+
 _REAL_EXIT = os._exit
 _C_EXIT_HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
 
@@ -237,12 +263,13 @@ def c_exit_refused() -> Iterator[None]:
             return
         armed[0] = False
         code = status if status else C_EXIT_STATUS
+        run = f"the run {WORK_IN_PROGRESS[-1]}" if WORK_IN_PROGRESS else "the run in progress"
         try:
             sys.stdout.flush()
             sys.stderr.write(
                 f"\nstreamlearn: compiled code called C's exit({status}) in this process (a "
-                "learner's or stream's extension module, or ctypes): the run in progress "
-                "has no record. The runs finished before it are written; running the "
+                f"learner's or stream's extension module, or ctypes): {run} has no "
+                "record. The runs finished before it are written; running the "
                 "command again resumes after them (--jobs 2 runs each learner in a worker "
                 f"process, where such an exit fails its run only). Exit status {code}.\n")
             sys.stderr.flush()

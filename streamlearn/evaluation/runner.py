@@ -29,6 +29,7 @@ from streamlearn.evaluation.runs import (
     plan_runs,
 )
 from streamlearn.file_names import slug
+from streamlearn.interrupts import working_on
 from streamlearn.protocols.preparation import build_stream, derive_seeds
 
 __all__ = ["Progress", "RunSpec", "derive_seeds", "execute_run", "plan_runs", "run_experiment",
@@ -266,7 +267,8 @@ def run_experiment(
             elif jobs == 1 or len(pending) <= 1:
                 for spec in pending:
                     progress.run_started(spec)
-                    outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)
+                    with working_on(spec.run_id):  # named if compiled code exits
+                        outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)
                     result.outcomes.append(outcome)
                     progress.run_finished(outcome)
             else:

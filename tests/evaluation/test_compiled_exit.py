@@ -92,6 +92,7 @@ def test_c_exit_0_under_jobs_1_ends_the_command_with_70_and_keeps_the_runs_befor
     text = proc.stdout + proc.stderr
     assert proc.returncode == C_EXIT_STATUS, text
     assert "compiled code called C's exit(0)" in text
+    assert "the run SEA__Bad__seed0 has no record" in " ".join(text.split())
     assert "Traceback" not in text
     recs = _records(tmp_path / "out")
     assert recs["SEA__Majority__seed0"]["status"] == "ok"
