@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import posix
 import signal
 import sys
 import threading
@@ -25,6 +24,10 @@ from types import FrameType, TracebackType
 from typing import Any, NoReturn
 
 from streamlearn import float_env
+
+# os's C module (``posix``, or ``nt`` on Windows): its ``_exit`` is the same function as
+# ``os._exit`` and is refused with it.
+_OS_C_MODULE = sys.modules[os.name]
 
 __all__ = [
     "C_EXIT_STATUS",
@@ -100,11 +103,11 @@ def user_code_guarded() -> Iterator[None]:
     std_streams = (sys.stdout, sys.stderr)
     handlers = _interrupt_handlers()
     _GUARDED_HANDLERS.append(handlers)
-    os._exit = posix._exit = refuse  # type: ignore[assignment]
+    os._exit = _OS_C_MODULE._exit = refuse  # type: ignore[assignment]
     try:
         yield
     finally:
-        os._exit = posix._exit = real
+        os._exit = _OS_C_MODULE._exit = real
         os.umask(umask)
         _reopen_closed_std_streams(std_streams)
         _GUARDED_HANDLERS.pop()

@@ -70,3 +70,34 @@ def test_no_np_load_is_left_for_the_garbage_collector():
              for p in (ROOT / top).rglob("*.py")
              for line in _unclosed_np_loads(p.read_text(encoding="utf-8"))}
     assert not found, f"np.load without a with (use tests.saved_predictions): {sorted(found)}"
+
+
+#: modules that exist on POSIX systems only: imported at a module's top level they stop
+#: the package importing on Windows (``import posix`` in interrupts.py did, session 21)
+POSIX_ONLY = frozenset({"posix", "fcntl", "resource", "termios", "pwd", "grp", "tty", "pty",
+                        "_posixsubprocess"})
+
+
+def _top_level_posix_imports(source: str) -> list[str]:
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            names = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module.split(".")[0]]
+        else:
+            continue
+        found += [n for n in names if n in POSIX_ONLY]
+    return found
+
+
+def test_the_posix_import_rule_sees_a_top_level_import():
+    assert _top_level_posix_imports("import os\nimport posix\n") == ["posix"]
+    assert _top_level_posix_imports("from fcntl import flock\n") == ["fcntl"]
+    assert _top_level_posix_imports("def f():\n    import resource\n") == []
+
+
+def test_no_module_imports_a_posix_only_module_at_top_level():
+    bad = {str(p.relative_to(ROOT)): names for p in PACKAGE.rglob("*.py")
+           if (names := _top_level_posix_imports(p.read_text(encoding="utf-8")))}
+    assert not bad, f"POSIX-only imports at module level (stop the import on Windows): {bad}"
