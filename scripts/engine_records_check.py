@@ -6,7 +6,8 @@ perceptron, Hoeffding tree and PA, and a small Online-BLS; SEA and Electricity, 
 samples, 2 seeds, eight metrics, 20 checkpoints) with each checkout's code
 (``PYTHONPATH=<checkout> python -m streamlearn run``), then compares every run record
 field by field — metrics, curves, metric info, learner counters, stream info — except the
-timing, memory, versions, git commit and digest fields. Exit 1 on any difference.
+timing, memory, versions, git commit and digest fields (``streamlearn records diff
+--exact``). Exit 1 on any difference.
 
     python scripts/engine_records_check.py --before /work/main --after . [--work DIR]
 """
@@ -14,7 +15,6 @@ timing, memory, versions, git commit and digest fields. Exit 1 on any difference
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -40,7 +40,6 @@ metrics: [oca, bacc, avrbacc, f1, mcc, kappa, kappa_m, kappa_t]
 evaluation: {chunk_size: 700, checkpoints: 20, fused: false}
 outputs: {dir: out, plots: []}
 """
-SKIP = {"timing", "memory", "versions", "git_commit", "digest"}
 
 
 def run(checkout: Path, config: Path, out: Path) -> None:
@@ -50,23 +49,18 @@ def run(checkout: Path, config: Path, out: Path) -> None:
 
 
 def compare(a: Path, b: Path) -> int:
-    fa = sorted(p.name for p in (a / "runs").glob("*.json"))
-    fb = sorted(p.name for p in (b / "runs").glob("*.json"))
-    if fa != fb:
-        print(f"different run sets: {sorted(set(fa) ^ set(fb))}")
-        return 1
-    diffs = values = 0
-    for name in fa:
-        ja = json.loads((a / "runs" / name).read_text())
-        jb = json.loads((b / "runs" / name).read_text())
-        for key in sorted(set(ja) | set(jb)):
-            if key not in SKIP and ja.get(key) != jb.get(key):
-                diffs += 1
-                print(f"DIFF {name}: {key}")
-        values += len(ja["metrics"])
-    print(f"{len(fa)} run records, {values} final metric values (and their curves, metric "
-          f"info, counters) compared exactly: {diffs} difference(s)")
-    return 1 if diffs else 0
+    """``streamlearn records diff a b --exact``'s comparison (reporting/record_diff.py)."""
+    from streamlearn.reporting.record_diff import diff_folders
+
+    res = diff_folders(a, b)
+    for r in res.runs:
+        if r.verdict != "same":
+            print(f"DIFF {r.run_id}: {r.verdict}: {', '.join(r.fields)}")
+    for rid in res.only_a + res.only_b:
+        print(f"DIFF {rid}: in one folder only")
+    print(f"{len(res.runs)} run records (final metrics, curves, metric info, counters) "
+          f"compared exactly: {len(res.runs) - res.count('same')} difference(s)")
+    return 0 if res.reproduced(exact=True) else 1
 
 
 def main() -> int:

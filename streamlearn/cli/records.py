@@ -3,7 +3,7 @@
 ``pack`` writes ``DIR/runs.tar.xz`` from ``DIR/runs/`` (deterministic: the same records
 give the same bytes), and with ``--predictions`` also ``DIR/predictions.tar.xz`` (for a
 committed table computed from saved predictions); ``unpack`` writes them back into
-``DIR/runs/``.
+``DIR/runs/``; ``diff`` compares two folders' records (does a rerun reproduce them?).
 ``streamlearn report`` and ``streamlearn tables`` read the archive when ``runs/`` holds no
 record, so a committed results folder can be audited and its tables rebuilt without
 rerunning (``make verify-results``).
@@ -22,7 +22,8 @@ __all__ = ["records_app"]
 
 records_app = typer.Typer(
     name="records",
-    help="Pack a results folder's run records into runs.tar.xz (committed), or unpack them.",
+    help="Pack a results folder's run records into runs.tar.xz (committed), unpack them, or "
+    "compare two folders' records.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -113,3 +114,72 @@ def unpack(dirs: DirsArgument) -> None:
             written, same = record_archive.unpack(d)
         _say(f"unpacked {record_archive.archive_path(d)}: {len(written)} file(s) written "
              f"to {d / 'runs'}" + (f", {len(same)} already there" if same else ""))
+
+
+@records_app.command("diff", short_help="Compare two folders' run records: does a rerun "
+                     "reproduce them?")
+def diff(
+    committed: Annotated[Path, typer.Argument(
+        help="A results folder (e.g. committed: its runs.tar.xz is read).",
+        show_default=False)],
+    rerun: Annotated[Path, typer.Argument(
+        help="A folder of the same config's runs (e.g. `streamlearn run CONFIG --out DIR`).",
+        show_default=False)],
+    exact: Annotated[bool, typer.Option(
+        "--exact", help="Require the same bits in every number (default: the same printed "
+        "values; differences below the printed digits are listed).")] = False,
+    subset: Annotated[bool, typer.Option(
+        "--subset", help="Compare the runs both folders hold (a rerun of some seeds); "
+        "without it a run only one folder holds is a difference.")] = False,
+) -> None:
+    """Compare two folders' run records, run by run and table cell by table cell: does a
+    rerun reproduce the committed numbers?
+
+    Runs are paired by run id. Of each pair the run's identity (stream, learner, seed,
+    fold, specification, derived seeds) must agree; every number of the record (final
+    metrics, curves, counters, windowed/fading/holdout sections) is compared, and each
+    final metric as the tables print it. Timings, memory, versions, git commit and machine
+    are not compared. Then every table cell (mean ± SD over seeds) is compared as printed.
+    Exit code 0 when the rerun reproduces the folder (no printed value differs, or with
+    --exact no bit), 1 when it does not, 2 for an unusable folder.
+    """
+    from streamlearn.reporting.record_diff import diff_folders
+
+    res = diff_folders(committed, rerun)
+    counts = ", ".join(f"{res.count(v)} {v}" for v in
+                       ("same", "rounding", "other fields", "differs", "status", "different run")
+                       if res.count(v))
+    _say(f"{committed} vs {rerun}: {len(res.runs)} run(s) in both"
+         + (f" ({counts})" if counts else ""))
+    rounding = [r for r in res.runs if r.verdict == "rounding"]
+    if rounding:
+        worst = max(rounding, key=lambda r: r.max_rel)
+        _say(f"  rounding: {len(rounding)} run(s) differ below the printed digits, at most "
+             f"{worst.max_rel:.1e} relative ({worst.run_id})")
+    for r in res.runs:
+        if r.verdict in ("differs", "status", "different run"):
+            what = ("; ".join(r.differences[:5]) if r.differences
+                    else "differs in " + ", ".join(r.fields))
+            _say(f"  {r.verdict}: {r.run_id}: {what}")
+        elif r.verdict == "other fields":
+            _say(f"  other fields: {r.run_id}: " + "; ".join(r.differences[:3])
+                 + " (texts only; the numbers agree)")
+    for label, ids in (("only in " + str(committed), res.only_a),
+                       ("only in " + str(rerun), res.only_b)):
+        if ids:
+            _say(f"  {len(ids)} run(s) {label}: " + ", ".join(ids[:5])
+                 + (", …" if len(ids) > 5 else ""))
+    for p in res.problems:
+        _say(f"  unusable record: {p}")
+    _say(f"  table cells: {res.cells_compared} compared, {len(res.cells)} printed differently"
+         + (f", {res.cells_skipped} not compared (different numbers of runs)"
+            if res.cells_skipped else ""))
+    for c in res.cells[:20]:
+        _say(f"    {c.stream} / {c.algorithm} / {c.metric}: {c.a} → {c.b}")
+    ok = res.reproduced(exact=exact, subset=subset)
+    _say(("reproduced" if ok else "NOT reproduced")
+         + (" (same bits)" if exact and ok else "")
+         + ("" if subset or ok or not (res.only_a or res.only_b)
+            else " (give --subset to compare only the runs both hold)"))
+    if not ok:
+        raise typer.Exit(1)

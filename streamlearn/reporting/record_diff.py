@@ -1,0 +1,256 @@
+"""Two results folders compared run by run: does a rerun reproduce committed records?
+
+A reader who reruns a config (``streamlearn run CONFIG --out DIR``) checks the numbers
+against the committed folder with ``streamlearn records diff COMMITTED DIR``. Each folder's
+records are read as ``streamlearn report`` reads them (``runs/``, else ``runs.tar.xz``) and
+paired by run id. Of each pair:
+
+* the run's identity (stream, algorithm, seed, fold, specification, derived seeds) must be
+  equal, else the two records are of different runs;
+* its numbers (final metrics, curves, learner counters, the windowed/fading/holdout
+  sections, ...: every field but those of :data:`NOT_COMPARED`) are compared value by
+  value: the same bits, or the largest relative difference;
+* each final metric and curve point is printed as the tables print it (the record's
+  ``metric_info``): a run with a value printed differently *differs*, one whose values
+  differ only below the printed digits (and its other numbers by at most
+  :data:`ROUNDING_REL`) is a *rounding* difference: our learners' vectorised sums follow
+  the CPU's vector width (README, "Seeds and reproducibility");
+* a run whose numbers agree but a text differs (a metric's label, a stream's
+  description, written by another version) differs in *other fields*.
+
+Then the tables' cells (mean ± SD of each stream × learner × metric, :mod:`summary`'s
+aggregation and format) are compared as printed. Timings, memory, versions, the git
+commit, the machine and the record digest are not compared: they describe the run, not
+its result.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamlearn.reporting.display import TIMINGS, fmt_mean_sd
+from streamlearn.reporting.kinds import KINDS
+from streamlearn.reporting.summary import Summary, summarize
+
+__all__ = ["NOT_COMPARED", "CellDiff", "RecordsDiff", "RunDiff", "diff_folders"]
+
+#: record fields that describe how a run went, not what it gave
+NOT_COMPARED = frozenset({"timing", "memory", "versions", "git_commit", "digest", "machine",
+                          "complete"})
+#: record fields that say which run a record is of
+IDENTITY = ("stream", "algorithm", "seed", "fold", "spec", "derived_seeds")
+
+#: verdicts of a pair of records, best first
+VERDICTS = ("same", "rounding", "other fields", "differs", "status", "different run")
+#: a number with no printed form (a learner's counter, such as its last score) differs
+#: beyond rounding when its relative difference exceeds ROUNDING_REL and its absolute
+#: difference ROUNDING_ABS (a score near 0 differs by 1e-16 at a large relative difference)
+ROUNDING_REL = 1e-6
+ROUNDING_ABS = 1e-12
+
+
+@dataclass(frozen=True)
+class RunDiff:
+    """One run's records compared."""
+
+    run_id: str
+    verdict: str  # one of VERDICTS
+    max_rel: float = 0.0  # the largest relative difference of a number (0: same bits)
+    #: each difference beyond rounding ("oca 83.70 → 83.71"), or with "other fields" the
+    #: values that differ
+    differences: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()  # the record's fields whose values differ
+
+
+@dataclass(frozen=True)
+class CellDiff:
+    """A table cell (mean ± SD over seeds and folds) printed differently."""
+
+    stream: str
+    algorithm: str
+    metric: str
+    a: str
+    b: str
+
+
+@dataclass
+class RecordsDiff:
+    """The result of :func:`diff_folders`."""
+
+    a: Path
+    b: Path
+    runs: list[RunDiff]
+    only_a: list[str]
+    only_b: list[str]
+    cells: list[CellDiff]
+    cells_compared: int
+    #: cells left out because the folders hold different numbers of runs for them
+    cells_skipped: int = 0
+    #: records either folder cannot use (corrupt, incomplete), as ``streamlearn report`` names
+    problems: list[str] = field(default_factory=list)
+
+    def count(self, verdict: str) -> int:
+        return sum(r.verdict == verdict for r in self.runs)
+
+    def reproduced(self, *, exact: bool = False, subset: bool = False) -> bool:
+        """Every paired run within tolerance (with ``exact`` the same bits and texts, else
+        no number beyond rounding, the same status, the same run) and every table cell
+        printed alike; unless ``subset``, the two folders hold the same runs; no unusable
+        record."""
+        worst_ok = "same" if exact else "other fields"
+        limit = VERDICTS.index(worst_ok)
+        if any(VERDICTS.index(r.verdict) > limit for r in self.runs) or self.problems:
+            return False
+        if self.cells:
+            return False
+        return subset or not (self.only_a or self.only_b)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _rel(x: float, y: float) -> float:
+    if x == y or (math.isnan(x) and math.isnan(y)):
+        return 0.0
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return math.inf
+    return abs(x - y) / max(abs(x), abs(y))
+
+
+Leaf = tuple[tuple[Any, ...], Any, Any]
+
+
+def _walk(x: Any, y: Any, path: tuple[Any, ...] = ()) -> list[Leaf]:
+    """The leaves where ``x`` and ``y`` differ, with their paths (a missing key or list
+    entry is a leaf whose value is :data:`MISSING`)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        out: list[Leaf] = []
+        for k in sorted(set(x) | set(y), key=str):
+            out += _walk(x.get(k, MISSING), y.get(k, MISSING), (*path, k))
+        return out
+    if isinstance(x, list) and isinstance(y, list):
+        out = []
+        for i in range(max(len(x), len(y))):
+            out += _walk(x[i] if i < len(x) else MISSING, y[i] if i < len(y) else MISSING,
+                         (*path, i))
+        return out
+    if _is_number(x) and _is_number(y):
+        return [] if _rel(float(x), float(y)) == 0.0 else [(path, x, y)]
+    return [] if x == y else [(path, x, y)]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(none)"
+
+
+MISSING = _Missing()
+
+
+def _metric_key(path: tuple[Any, ...]) -> tuple[str, Any] | None:
+    """For a final metric or a curve point: its table key (``oca``, ``oca.windowed``) and
+    the curve index (None for a final value); else None."""
+    kind = ""
+    if path and path[0] in KINDS:
+        kind, path = "." + str(path[0]), path[1:]
+    if len(path) == 2 and path[0] == "metrics":
+        return f"{path[1]}{kind}", None
+    if len(path) == 3 and path[0] == "curves" and path[1] != "t":
+        return f"{path[1]}{kind}", path[2]
+    return None
+
+
+def _shown(summary: Summary, key: str, value: Any) -> str:
+    if not _is_number(value):
+        return repr(value)
+    m = summary.display(key)
+    return m.format(float(value) * m.scale)
+
+
+def _beyond_rounding(leaf: Leaf, sa: Summary, sb: Summary) -> str | None:
+    """How ``leaf`` differs when it differs more than rounding: a final metric or curve
+    point printed differently, another number by more than :data:`ROUNDING_REL` (relative)
+    and :data:`ROUNDING_ABS`, an integer (a count, the curve's sample axis) or a missing
+    value; None when it is rounding."""
+    path, x, y = leaf
+    where = ".".join(map(str, path))
+    mk = _metric_key(path)
+    if mk is not None and _is_number(x) and _is_number(y):
+        key, i = mk
+        px, py = _shown(sa, key, x), _shown(sb, key, y)
+        if px == py:
+            return None
+        return f"{key} {px} → {py}" if i is None else f"{key} curve point {i}: {px} → {py}"
+    if _is_number(x) and _is_number(y) and not (
+            isinstance(x, numbers.Integral) and isinstance(y, numbers.Integral)):
+        if (_rel(float(x), float(y)) <= ROUNDING_REL
+                or abs(float(x) - float(y)) <= ROUNDING_ABS):
+            return None
+    return f"{where} {x!r} → {y!r}"
+
+
+def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
+              sb: Summary) -> RunDiff:
+    if any(ra.get(k) != rb.get(k) for k in IDENTITY):
+        keys = tuple(k for k in IDENTITY if ra.get(k) != rb.get(k))
+        return RunDiff(rid, "different run", fields=keys)
+    if ra.get("status") != rb.get("status"):
+        return RunDiff(rid, "status", fields=("status",),
+                       differences=(f"status {ra.get('status')} → {rb.get('status')}",))
+    compared = sorted((set(ra) | set(rb)) - NOT_COMPARED - set(IDENTITY))
+    leaves = _walk({k: ra.get(k, MISSING) for k in compared},
+                   {k: rb.get(k, MISSING) for k in compared})
+    fields = tuple(dict.fromkeys(str(p[0]) for p, _, _ in leaves))
+    numeric = [(p, x, y) for p, x, y in leaves if _is_number(x) and _is_number(y)]
+    rel = max((_rel(float(x), float(y)) for _, x, y in numeric), default=0.0)
+    beyond = [d for leaf in leaves
+              if ((_is_number(leaf[1]) and _is_number(leaf[2])) or _metric_key(leaf[0]))
+              and (d := _beyond_rounding(leaf, sa, sb)) is not None]
+    # a text that differs (a metric's label, a stream's description): "other fields"
+    texts = [f"{'.'.join(map(str, p))} {x!r} → {y!r}" for p, x, y in leaves
+             if not ((_is_number(x) and _is_number(y)) or _metric_key(p))]
+    verdict = ("differs" if beyond else "other fields" if texts
+               else "rounding" if rel > 0.0 else "same")
+    shown = tuple(beyond or texts)
+    return RunDiff(rid, verdict, rel, shown, fields)
+
+
+def _cells(s: Summary) -> dict[tuple[str, str, str], tuple[str, int]]:
+    """Each table cell's printed mean ± SD and its number of runs (timings left out)."""
+    rows = s.table[(s.table["kind"] == "run") & ~s.table["metric"].isin(list(TIMINGS))]
+    out = {}
+    for row in rows.to_dict("records"):
+        n = int(row["n"])
+        text = fmt_mean_sd(s.display(str(row["metric"])), float(row["mean"]),
+                           float(row["sd"]), n)
+        out[(str(row["stream"]), str(row["algorithm"]), str(row["metric"]))] = (text, n)
+    return out
+
+
+def diff_folders(a: Path, b: Path) -> RecordsDiff:
+    """Compare the run records of results folders ``a`` (e.g. committed) and ``b`` (e.g. a
+    rerun of the same config): see the module docstring."""
+    sa, sb = summarize(Path(a)), summarize(Path(b))
+    recs_a = {r["run_id"]: r for r in [*sa.runs, *sa.failed]}
+    recs_b = {r["run_id"]: r for r in [*sb.runs, *sb.failed]}
+    runs = [_diff_run(rid, recs_a[rid], recs_b[rid], sa, sb)
+            for rid in sorted(set(recs_a) & set(recs_b))]
+    ca, cb = _cells(sa), _cells(sb)
+    cells, compared, skipped = [], 0, 0
+    for key in sorted(set(ca) & set(cb)):
+        (ta, na), (tb, nb) = ca[key], cb[key]
+        if na != nb:
+            skipped += 1
+            continue
+        compared += 1
+        if ta != tb:
+            cells.append(CellDiff(*key, ta, tb))
+    problems = [f"{Path(a)}: {p.describe()}" for p in sa.problems]
+    problems += [f"{Path(b)}: {p.describe()}" for p in sb.problems]
+    return RecordsDiff(Path(a), Path(b), runs, sorted(set(recs_a) - set(recs_b)),
+                       sorted(set(recs_b) - set(recs_a)), cells, compared, skipped, problems)

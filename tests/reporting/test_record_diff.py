@@ -1,0 +1,182 @@
+"""``streamlearn records diff``: a rerun compared with a results folder, run by run and cell
+by cell (reporting/record_diff.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from streamlearn.config import parse_config
+from streamlearn.evaluation.runner import run_experiment
+from streamlearn.reporting.record_diff import ROUNDING_REL, diff_folders
+from tests.cli_helpers import run_cli
+
+TINY = {
+    "name": "tiny",
+    "repeats": 2,
+    "streams": [{"name": "sea", "label": "SEA", "max_samples": 300}],
+    "algorithms": [{"name": "perceptron", "label": "Perceptron"},
+                   {"name": "rls", "label": "RLS", "params": {"lam": 1.0}}],
+    "metrics": ["oca", "mcc"],
+    "evaluation": {"checkpoints": 5, "window": 100},
+}
+
+
+def _run(out: Path, **extra) -> Path:
+    cfg = parse_config({**TINY, **extra, "outputs": {"dir": str(out), "plots": []}})
+    assert not run_experiment(cfg, out).failed
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory) -> tuple[Path, Path]:
+    """The same config run twice, into two folders."""
+    root = tmp_path_factory.mktemp("diff")
+    return _run(root / "a"), _run(root / "b")
+
+
+@pytest.fixture
+def folders(pair, tmp_path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(pair[0], a)
+    shutil.copytree(pair[1], b)
+    return a, b
+
+
+def _edit(folder: Path, run_id: str, change) -> None:
+    path = folder / "runs" / f"{run_id}.json"
+    rec = json.loads(path.read_text())
+    change(rec)
+    path.write_text(json.dumps(rec))
+
+
+RID = "SEA__RLS__seed1"
+
+
+def test_a_rerun_of_the_same_config_is_the_same_bits(folders, capsys):
+    a, b = folders
+    res = diff_folders(a, b)
+    assert [r.verdict for r in res.runs] == ["same"] * 4
+    assert res.cells == [] and res.cells_compared > 0
+    assert res.reproduced(exact=True)
+    rc, out = run_cli(["records", "diff", str(a), str(b), "--exact"], capsys)
+    assert rc == 0, out
+    assert "4 run(s) in both (4 same)" in out and "reproduced (same bits)" in out
+
+
+def test_the_committed_archive_is_read_when_runs_is_absent(folders, capsys):
+    a, b = folders
+    rc, out = run_cli(["records", "pack", str(a)], capsys)
+    assert rc == 0, out
+    shutil.rmtree(a / "runs")
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 0 and "4 same" in out, out
+
+
+def test_a_difference_below_the_printed_digits_is_rounding(folders, capsys):
+    a, b = folders
+
+    def nudge(rec):
+        rec["metrics"]["oca"] *= 1 + 1e-13
+        rec["curves"]["mcc"][2] *= 1 - 1e-13
+
+    _edit(b, RID, nudge)
+    res = diff_folders(a, b)
+    run = next(r for r in res.runs if r.run_id == RID)
+    assert run.verdict == "rounding" and 0 < run.max_rel < 1e-12
+    assert set(run.fields) == {"metrics", "curves"}
+    assert res.reproduced() and not res.reproduced(exact=True)
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 0 and "1 rounding" in out and RID in out, out
+    rc, out = run_cli(["records", "diff", str(a), str(b), "--exact"], capsys)
+    assert rc == 1 and "NOT reproduced" in out, out
+
+
+def test_a_final_metric_printed_differently_is_named_with_both_values(folders, capsys):
+    a, b = folders
+    before = json.loads((a / "runs" / f"{RID}.json").read_text())["metrics"]["oca"]
+    _edit(b, RID, lambda rec: rec["metrics"].__setitem__("oca", before + 0.001))
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1, out
+    assert f"differs: {RID}: oca {100 * before:.2f} → {100 * (before + 0.001):.2f}" in out
+    # the table cell (mean over the two seeds) moves too
+    assert "SEA / RLS / oca:" in out and "1 printed differently" in out
+
+
+def test_a_curve_point_or_a_windowed_value_printed_differently_differs(folders):
+    a, b = folders
+    _edit(b, RID, lambda rec: rec["curves"]["oca"].__setitem__(1, 0.0))
+    _edit(b, "SEA__Perceptron__seed0",
+          lambda rec: rec["windowed"]["metrics"].__setitem__("mcc", 0.123456))
+    res = diff_folders(a, b)
+    by_id = {r.run_id: r for r in res.runs}
+    assert by_id[RID].verdict == "differs"
+    assert any("oca curve point 1:" in d for d in by_id[RID].differences)
+    assert by_id["SEA__Perceptron__seed0"].verdict == "differs"
+    assert any(d.startswith("mcc.windowed ") for d in by_id["SEA__Perceptron__seed0"].differences)
+    assert not res.reproduced()
+
+
+def test_a_counter_differs_only_beyond_its_rounding_bound(folders):
+    a, b = folders
+    key = "last_score_"  # a float counter, as the kernel learners keep
+
+    def counter(value):
+        return lambda rec: rec["learner_counters"].__setitem__(key, value)
+
+    _edit(a, RID, counter(0.75))
+    _edit(b, RID, counter(0.75 * (1 + ROUNDING_REL / 10)))
+    assert next(r for r in diff_folders(a, b).runs if r.run_id == RID).verdict == "rounding"
+    _edit(b, RID, counter(0.76))
+    run = next(r for r in diff_folders(a, b).runs if r.run_id == RID)
+    assert run.verdict == "differs" and run.differences == (f"learner_counters.{key} 0.75 → 0.76",)
+    # an integer counter: any difference
+    _edit(b, RID, counter(0.75))
+    _edit(b, RID, lambda rec: rec["learner_counters"].__setitem__("n_classes_", 3))
+    run = next(r for r in diff_folders(a, b).runs if r.run_id == RID)
+    assert run.verdict == "differs" and run.differences == ("learner_counters.n_classes_ 2 → 3",)
+
+
+def test_a_text_that_differs_is_other_fields_and_passes_unless_exact(folders):
+    a, b = folders
+    _edit(b, RID, lambda rec: rec["stream_info"].__setitem__("source", "another text"))
+    res = diff_folders(a, b)
+    run = next(r for r in res.runs if r.run_id == RID)
+    assert run.verdict == "other fields" and "another text" in run.differences[0]
+    assert res.reproduced() and not res.reproduced(exact=True)
+
+
+def test_records_of_another_run_or_status_are_never_reproduced(folders):
+    a, b = folders
+    _edit(b, RID, lambda rec: rec["derived_seeds"].__setitem__("learner", 1))
+    _edit(b, "SEA__RLS__seed0", lambda rec: rec.__setitem__("status", "failed"))
+    res = diff_folders(a, b)
+    by_id = {r.run_id: r for r in res.runs}
+    assert by_id[RID].verdict == "different run" and by_id[RID].fields == ("derived_seeds",)
+    assert not res.reproduced()
+
+
+def test_a_run_only_one_folder_holds_fails_unless_subset(folders, capsys):
+    a, b = folders
+    (b / "runs" / f"{RID}.json").unlink()
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1 and f"1 run(s) only in {a}: {RID}" in out and "--subset" in out, out
+    rc, out = run_cli(["records", "diff", str(a), str(b), "--subset"], capsys)
+    assert rc == 0, out
+    # the RLS cells have two runs in a and one in b: not compared, and said so
+    assert "not compared (different numbers of runs)" in out
+
+
+def test_a_corrupt_record_fails_the_diff_and_is_named(folders, capsys):
+    a, b = folders
+    (b / "runs" / f"{RID}.json").write_text("{not json")
+    rc, out = run_cli(["records", "diff", str(a), str(b), "--subset"], capsys)
+    assert rc == 1 and "unusable record" in out and RID in out, out
+
+
+def test_a_folder_that_is_no_results_folder_is_a_user_error(folders, tmp_path, capsys):
+    rc, out = run_cli(["records", "diff", str(folders[0]), str(tmp_path / "nothing")], capsys)
+    assert rc == 2 and "Traceback" not in out and "not a streamlearn results directory" in out
