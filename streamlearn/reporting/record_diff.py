@@ -220,16 +220,37 @@ def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
     return RunDiff(rid, verdict, rel, shown, fields)
 
 
-def _cells(s: Summary) -> dict[tuple[str, str, str], tuple[str, int]]:
-    """Each table cell's printed mean ± SD and its number of runs (timings left out)."""
+@dataclass(frozen=True)
+class _Cell:
+    text: str  # mean ± SD as the table prints it
+    mean_text: str
+    n: int
+    mean: float
+    sd: float
+
+
+def _cells(s: Summary) -> dict[tuple[str, str, str], _Cell]:
+    """Each table cell's printed mean ± SD and its values (timings left out)."""
     rows = s.table[(s.table["kind"] == "run") & ~s.table["metric"].isin(list(TIMINGS))]
     out = {}
     for row in rows.to_dict("records"):
-        n = int(row["n"])
-        text = fmt_mean_sd(s.display(str(row["metric"])), float(row["mean"]),
-                           float(row["sd"]), n)
-        out[(str(row["stream"]), str(row["algorithm"]), str(row["metric"]))] = (text, n)
+        m = s.display(str(row["metric"]))
+        n, mean, sd = int(row["n"]), float(row["mean"]), float(row["sd"])
+        out[(str(row["stream"]), str(row["algorithm"]), str(row["metric"]))] = _Cell(
+            fmt_mean_sd(m, mean, sd, n), fmt_mean_sd(m, mean, math.nan, 1), n, mean, sd)
     return out
+
+
+def _cell_differs(a: _Cell, b: _Cell) -> bool:
+    """Printed differently, beyond rounding: the means print differently, or the SDs do
+    and differ by more than :data:`ROUNDING_REL` of the mean (an SD printed in general
+    notation shows the rounding of identical runs: 2.1e-18 against 0)."""
+    if a.text == b.text:
+        return False
+    if a.mean_text != b.mean_text:
+        return True
+    scale = max(abs(a.mean), abs(b.mean))
+    return not abs(a.sd - b.sd) <= ROUNDING_REL * scale
 
 
 def diff_folders(a: Path, b: Path) -> RecordsDiff:
@@ -243,13 +264,13 @@ def diff_folders(a: Path, b: Path) -> RecordsDiff:
     ca, cb = _cells(sa), _cells(sb)
     cells, compared, skipped = [], 0, 0
     for key in sorted(set(ca) & set(cb)):
-        (ta, na), (tb, nb) = ca[key], cb[key]
-        if na != nb:
+        a_cell, b_cell = ca[key], cb[key]
+        if a_cell.n != b_cell.n:
             skipped += 1
             continue
         compared += 1
-        if ta != tb:
-            cells.append(CellDiff(*key, ta, tb))
+        if _cell_differs(a_cell, b_cell):
+            cells.append(CellDiff(*key, a_cell.text, b_cell.text))
     problems = [f"{Path(a)}: {p.describe()}" for p in sa.problems]
     problems += [f"{Path(b)}: {p.describe()}" for p in sb.problems]
     return RecordsDiff(Path(a), Path(b), runs, sorted(set(recs_a) - set(recs_b)),

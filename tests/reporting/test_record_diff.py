@@ -11,7 +11,8 @@ import pytest
 
 from streamlearn.config import parse_config
 from streamlearn.evaluation.runner import run_experiment
-from streamlearn.reporting.record_diff import ROUNDING_REL, diff_folders
+from streamlearn.reporting.record_diff import ROUNDING_REL, _cells, diff_folders
+from streamlearn.reporting.summary import summarize
 from tests.cli_helpers import run_cli
 
 TINY = {
@@ -54,6 +55,11 @@ def _edit(folder: Path, run_id: str, change) -> None:
 
 
 RID = "SEA__RLS__seed1"
+
+
+def _both_cells(a: Path, b: Path):
+    ca, cb = _cells(summarize(a)), _cells(summarize(b))
+    return [(key, ca[key], cb[key]) for key in ca]
 
 
 def test_a_rerun_of_the_same_config_is_the_same_bits(folders, capsys):
@@ -180,3 +186,30 @@ def test_a_corrupt_record_fails_the_diff_and_is_named(folders, capsys):
 def test_a_folder_that_is_no_results_folder_is_a_user_error(folders, tmp_path, capsys):
     rc, out = run_cli(["records", "diff", str(folders[0]), str(tmp_path / "nothing")], capsys)
     assert rc == 2 and "Traceback" not in out and "not a streamlearn results directory" in out
+
+
+def test_an_sd_that_differs_by_rounding_only_is_not_a_cell_difference(folders):
+    """An SD printed in general notation shows the rounding of equal runs (2e-18 against
+    0): not a difference; an SD that really differs, with the same mean, is one."""
+    a, b = folders
+
+    def general(value):
+        def change(rec):
+            rec["metric_info"]["mcc"]["notation"] = "general"
+            rec["metrics"]["mcc"] = value
+        return change
+
+    for folder in (a, b):
+        for seed in (0, 1):
+            _edit(folder, f"SEA__RLS__seed{seed}", general(0.3))
+            _edit(folder, f"SEA__Perceptron__seed{seed}", lambda rec: rec["metric_info"][
+                "mcc"].__setitem__("notation", "general"))
+    _edit(b, "SEA__RLS__seed1", general(0.3 * (1 + 4e-16)))
+    res = diff_folders(a, b)
+    assert res.cells == [], res.cells
+    texts = {c: (x.text, y.text) for c, x, y in _both_cells(a, b) if x.text != y.text}
+    assert list(texts) == [("SEA", "RLS", "mcc")]  # printed differently: 0 against ~8e-17
+    _edit(b, "SEA__RLS__seed0", general(0.29))
+    _edit(b, "SEA__RLS__seed1", general(0.31))
+    res = diff_folders(a, b)
+    assert [(c.algorithm, c.metric) for c in res.cells] == [("RLS", "mcc")]
