@@ -177,6 +177,12 @@ def diff(
     for c in res.cells[:20]:
         _say(f"    {c.stream} / {c.algorithm} / {c.metric}: {c.a} → {c.b}")
     ok = res.reproduced(exact=exact, subset=subset)
+    if not ok and res.kernels_a != res.kernels_b:
+        _say("  the two folders' records were made under other BLAS kernels ("
+             + ("; ".join(res.kernels_a) or "not recorded") + " against "
+             + ("; ".join(res.kernels_b) or "not recorded") + "): a run whose numbers depend "
+             "on rounding follows the kernel; to rerun under the first folder's, set "
+             "OPENBLAS_CORETYPE (README, \"Seeds and reproducibility\")")
     _say(("reproduced" if ok else "NOT reproduced")
          + (" (same bits)" if exact and ok else "")
          + ("" if subset or ok or not (res.only_a or res.only_b)

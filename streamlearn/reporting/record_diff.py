@@ -92,6 +92,10 @@ class RecordsDiff:
     cells_skipped: int = 0
     #: records either folder cannot use (corrupt, incomplete), as ``streamlearn report`` names
     problems: list[str] = field(default_factory=list)
+    #: the BLAS kernels each folder's records name (``machine.blas``; empty for records
+    #: older than 27 Nov): rounding-sensitive runs follow the kernel
+    kernels_a: list[str] = field(default_factory=list)
+    kernels_b: list[str] = field(default_factory=list)
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.runs)
@@ -253,6 +257,17 @@ def _cell_differs(a: _Cell, b: _Cell) -> bool:
     return not abs(a.sd - b.sd) <= ROUNDING_REL * scale
 
 
+def _kernels(runs: list[dict[str, Any]]) -> list[str]:
+    """The BLAS libraries and kernels the records name: "openblas 0.3.30: Haswell"."""
+    out = set()
+    for r in runs:
+        blas = (r.get("machine") or {}).get("blas") if isinstance(r.get("machine"), dict) else None
+        for b in blas if isinstance(blas, list) else []:
+            if isinstance(b, dict) and b.get("kernel"):
+                out.add(f"{b.get('library')} {b.get('version')}: {b.get('kernel')}")
+    return sorted(out)
+
+
 def diff_folders(a: Path, b: Path) -> RecordsDiff:
     """Compare the run records of results folders ``a`` (e.g. committed) and ``b`` (e.g. a
     rerun of the same config): see the module docstring."""
@@ -274,4 +289,5 @@ def diff_folders(a: Path, b: Path) -> RecordsDiff:
     problems = [f"{Path(a)}: {p.describe()}" for p in sa.problems]
     problems += [f"{Path(b)}: {p.describe()}" for p in sb.problems]
     return RecordsDiff(Path(a), Path(b), runs, sorted(set(recs_a) - set(recs_b)),
-                       sorted(set(recs_b) - set(recs_a)), cells, compared, skipped, problems)
+                       sorted(set(recs_b) - set(recs_a)), cells, compared, skipped, problems,
+                       _kernels(list(recs_a.values())), _kernels(list(recs_b.values())))

@@ -213,3 +213,20 @@ def test_an_sd_that_differs_by_rounding_only_is_not_a_cell_difference(folders):
     _edit(b, "SEA__RLS__seed1", general(0.31))
     res = diff_folders(a, b)
     assert [(c.algorithm, c.metric) for c in res.cells] == [("RLS", "mcc")]
+
+
+def test_a_difference_between_records_of_other_blas_kernels_says_so(folders, capsys):
+    a, b = folders
+
+    def kernel(rec):
+        rec["machine"]["blas"] = [{"library": "openblas", "version": "0.3.30",
+                                   "kernel": "SkylakeX", "threads": 1}]
+        rec["metrics"]["oca"] = 0.5
+
+    for seed in (0, 1):
+        _edit(b, f"SEA__RLS__seed{seed}", kernel)
+        _edit(b, f"SEA__Perceptron__seed{seed}", kernel)
+    res = diff_folders(a, b)
+    assert res.kernels_b == ["openblas 0.3.30: SkylakeX"] and res.kernels_a != res.kernels_b
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1 and "made under other BLAS kernels" in out and "OPENBLAS_CORETYPE" in out
