@@ -209,6 +209,15 @@ reproduce-fast-ons: install
 verify-results: install
 	$(BIN)/python scripts/verify_results.py
 
+.PHONY: rerun-check
+# A few quick committed results folders rerun with this checkout's code and compared with
+# their committed records (`streamlearn records diff`: no value printed differently), so
+# that a change which moves a published number fails CI. The whole audit, with the BLAS
+# kernel's part in what differs: scripts/rerun_audit.py (README "Auditing a result").
+RERUN_CHECK = results/forks/table1/german results/forks/pnk_ridge/german results/fast_ons/fig2b
+rerun-check: install
+	$(BIN)/python scripts/rerun_audit.py $(RERUN_CHECK) --work "$$(mktemp -d)"
+
 .PHONY: check-tables
 # The table builders write what those of $(TABLES_BASE) (the layout before issue 22) wrote,
 # on the same records: smoke records of every config they read (~40 min here), and with

@@ -138,11 +138,13 @@ def main() -> int:
     lines = [
         "# Committed results rerun on another machine",
         "",
-        f"Written by `python scripts/rerun_audit.py --max-seconds {args.max_seconds:g}` on "
-        f"{time.strftime('%Y-%m-%d', time.gmtime())}: every committed results folder whose "
-        f"records took at most {args.max_seconds:g} s of run time, rerun from its config with "
-        "this checkout's code and compared with its committed records by `streamlearn records "
-        "diff` (timings, versions and machine not compared).",
+        ("Written by `python scripts/rerun_audit.py` on "
+         f"{time.strftime('%Y-%m-%d', time.gmtime())}: "
+         + ("the folders named" if args.folders else
+            f"every committed results folder whose records took at most {args.max_seconds:g} s "
+            "of run time")
+         + ", rerun from its config with this checkout's code and compared with its committed "
+         "records by `streamlearn records diff` (timings, versions and machine not compared)."),
         "",
         f"Machine of the reruns: {machine}; Python {platform.python_version()}.",
         "",
