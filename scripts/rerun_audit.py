@@ -32,9 +32,16 @@ from pathlib import Path
 
 from streamlearn.evaluation import record_archive
 from streamlearn.reporting.machine import describe_machine
-from streamlearn.reporting.record_diff import RecordsDiff, diff_folders
+from streamlearn.reporting.record_diff import VERDICTS, RecordsDiff, diff_folders
 
 ROOT = Path(__file__).resolve().parents[1]
+#: ``streamlearn run``'s exit code for a data error (errors.DataError): the data files
+#: absent when its message says so
+DATA_MISSING = 3
+
+
+class DataAbsent(Exception):
+    """The folder's data is not on this machine: not rerun, not a difference."""
 
 
 def committed_folders(results: Path, max_seconds: float) -> list[tuple[Path, float]]:
@@ -67,6 +74,9 @@ def rerun(folder: Path, work: Path, jobs: int,
          str(out), "--jobs", str(jobs), "-q"],
         cwd=ROOT, env={**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}, capture_output=True,
         text=True)
+    if proc.returncode == DATA_MISSING and "not in the data directory" in " ".join(
+            proc.stdout.split() + proc.stderr.split()):
+        raise DataAbsent(" ".join((proc.stdout + proc.stderr).split())[:300])
     if proc.returncode != 0:
         raise RuntimeError(f"{folder}: streamlearn run exited {proc.returncode}:\n"
                            + proc.stdout[-2000:] + proc.stderr[-2000:])
@@ -102,10 +112,17 @@ def main() -> int:
         folders = [((ROOT / f).resolve(), 0.0) for f in args.folders]
     else:
         folders = committed_folders(ROOT / "results", args.max_seconds)
-    rows, details, failed, machine = [], [], 0, ""
+    rows, details, failed, machine, absent = [], [], 0, "", 0
     for folder, _ in folders:
         try:
             again, secs = rerun(folder, args.work, args.jobs)
+        except DataAbsent as exc:
+            rows.append(f"| {folder.relative_to(ROOT)} | not rerun: data absent "
+                        "| | | | | | | | | |")
+            details.append(f"- {folder.relative_to(ROOT)}: not rerun: {exc}")
+            absent += 1
+            print(rows[-1], flush=True)
+            continue
         except RuntimeError as exc:  # e.g. MOA's learners without Java or capymoa
             rows.append(f"| {folder.relative_to(ROOT)} | rerun failed | | | | | | | | **no** | |")
             details.append(f"- {folder.relative_to(ROOT)}: the rerun failed: "
@@ -119,9 +136,8 @@ def main() -> int:
             try:
                 under, _ = rerun(folder, args.work, args.jobs, ATTRIBUTE)
                 alt = diff_folders(folder, under)
-                attributed = ("yes: " if alt.reproduced() else "no: ") + (
-                    f"{alt.count('same')} same, {alt.count('rounding')} rounding, "
-                    f"{alt.count('differs')} printed differently")
+                attributed = ("yes: " if alt.reproduced() else "no: ") + ", ".join(
+                    f"{alt.count(v)} {v}" for v in VERDICTS if alt.count(v))
             except RuntimeError as exc:
                 attributed = "rerun failed: " + " ".join(str(exc).split())[-100:]
         machine = machine or next((describe_machine(r["machine"]) for r in
@@ -154,7 +170,8 @@ def main() -> int:
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        f"{len(rows) - failed} of {len(rows)} folders reproduced.",
+        f"{len(rows) - failed - absent} of {len(rows) - absent} folders rerun reproduced"
+        + (f"; {absent} not rerun (data absent)." if absent else "."),
         "",
     ]
     if details:
@@ -164,7 +181,8 @@ def main() -> int:
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines))
-        print(f"wrote {args.out}: {len(rows) - failed} of {len(rows)} folders reproduced")
+        print(f"wrote {args.out}: {len(rows) - failed - absent} of {len(rows) - absent} "
+              "folders rerun reproduced")
     return 1 if failed else 0
 
 

@@ -36,7 +36,7 @@ from streamlearn.reporting.display import TIMINGS, fmt_mean_sd
 from streamlearn.reporting.kinds import KINDS
 from streamlearn.reporting.summary import Summary, summarize
 
-__all__ = ["NOT_COMPARED", "CellDiff", "RecordsDiff", "RunDiff", "diff_folders"]
+__all__ = ["NOT_COMPARED", "VERDICTS", "CellDiff", "RecordsDiff", "RunDiff", "diff_folders"]
 
 #: record fields that describe how a run went, not what it gave
 NOT_COMPARED = frozenset({"timing", "memory", "versions", "git_commit", "digest", "machine",
@@ -169,11 +169,18 @@ def _metric_key(path: tuple[Any, ...]) -> tuple[str, Any] | None:
     return None
 
 
+def _unsigned_zero(text: str) -> str:
+    """``-0.00`` as ``0.00``: a value that prints as zero has no sign worth a difference
+    (a kappa of -1e-17 against +1e-17)."""
+    return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) \
+        else text
+
+
 def _shown(summary: Summary, key: str, value: Any) -> str:
     if not _is_number(value):
         return repr(value)
     m = summary.display(key)
-    return m.format(float(value) * m.scale)
+    return _unsigned_zero(m.format(float(value) * m.scale))
 
 
 def _beyond_rounding(leaf: Leaf, sa: Summary, sb: Summary) -> str | None:
@@ -251,7 +258,7 @@ def _cell_differs(a: _Cell, b: _Cell) -> bool:
     notation shows the rounding of identical runs: 2.1e-18 against 0)."""
     if a.text == b.text:
         return False
-    if a.mean_text != b.mean_text:
+    if _unsigned_zero(a.mean_text) != _unsigned_zero(b.mean_text):
         return True
     scale = max(abs(a.mean), abs(b.mean))
     return not abs(a.sd - b.sd) <= ROUNDING_REL * scale

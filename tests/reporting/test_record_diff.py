@@ -230,3 +230,12 @@ def test_a_difference_between_records_of_other_blas_kernels_says_so(folders, cap
     assert res.kernels_b == ["openblas 0.3.30: SkylakeX"] and res.kernels_a != res.kernels_b
     rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
     assert rc == 1 and "made under other BLAS kernels" in out and "OPENBLAS_CORETYPE" in out
+
+
+def test_a_value_printed_as_zero_with_another_sign_is_rounding(folders):
+    """-1e-17 and +1e-17 print as -0.00 and 0.00: not a printed difference."""
+    a, b = folders
+    _edit(a, RID, lambda rec: rec["metrics"].__setitem__("mcc", 1e-17))
+    _edit(b, RID, lambda rec: rec["metrics"].__setitem__("mcc", -1e-17))
+    run = next(r for r in diff_folders(a, b).runs if r.run_id == RID)
+    assert run.verdict == "rounding", run
