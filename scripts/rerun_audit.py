@@ -104,6 +104,8 @@ def main() -> int:
     ap.add_argument("folders", nargs="*", type=Path, help="committed folders (default: all "
                     "whose records took at most --max-seconds)")
     ap.add_argument("--max-seconds", type=float, default=130.0)
+    ap.add_argument("--add", nargs="*", type=Path, default=[],
+                    help="more folders, after those of --max-seconds (e.g. a paper's tables)")
     ap.add_argument("--work", type=Path, required=True, help="where the reruns are written")
     ap.add_argument("--out", type=Path, help="the Markdown table to write (default: print it)")
     ap.add_argument("--jobs", type=int, default=1)
@@ -112,10 +114,16 @@ def main() -> int:
         folders = [((ROOT / f).resolve(), 0.0) for f in args.folders]
     else:
         folders = committed_folders(ROOT / "results", args.max_seconds)
+        have = {f for f, _ in folders}
+        folders += [((ROOT / f).resolve(), 0.0) for f in args.add
+                    if (ROOT / f).resolve() not in have]
     rows, details, failed, machine, absent = [], [], 0, "", 0
     for folder, _ in folders:
         try:
-            again, secs = rerun(folder, args.work, args.jobs)
+            again, _ = rerun(folder, args.work, args.jobs)
+            # the runs' own time, from their records (a resumed rerun skips complete runs)
+            secs = sum(float((r.get("timing") or {}).get("total_seconds") or 0.0)
+                       for r in record_archive.store(again).records())
         except DataAbsent as exc:
             rows.append(f"| {folder.relative_to(ROOT)} | not rerun: data absent "
                         "| | | | | | | | | |")
@@ -145,10 +153,14 @@ def main() -> int:
         rows.append(_row(folder, res, secs, attributed))
         print(rows[-1], flush=True)
         failed += not res.reproduced()
-        for r in res.runs:
-            if r.verdict in ("differs", "status", "different run", "other fields"):
-                details.append(f"- {folder.relative_to(ROOT)}: {r.run_id}: {r.verdict}: "
-                               + "; ".join(r.differences[:3] or r.fields))
+        beyond = [r for r in res.runs
+                  if r.verdict in ("differs", "status", "different run", "other fields")]
+        if beyond:
+            shown = "; ".join(f"{r.run_id}: {r.verdict}: "
+                              + (r.differences[0] if r.differences else ", ".join(r.fields))
+                              for r in beyond[:2])
+            details.append(f"- {folder.relative_to(ROOT)}: {len(beyond)} run(s) beyond "
+                           f"rounding, e.g. {shown}")
         details += [f"- {folder.relative_to(ROOT)}: cell {c.stream} / {c.algorithm} / "
                     f"{c.metric}: {c.a} → {c.b}" for c in res.cells]
     lines = [
@@ -158,15 +170,15 @@ def main() -> int:
          f"{time.strftime('%Y-%m-%d', time.gmtime())}: "
          + ("the folders named" if args.folders else
             f"every committed results folder whose records took at most {args.max_seconds:g} s "
-            "of run time")
+            "of run time" + (", and " + ", ".join(str(f) for f in args.add) if args.add else ""))
          + ", rerun from its config with this checkout's code and compared with its committed "
          "records by `streamlearn records diff` (timings, versions and machine not compared)."),
         "",
         f"Machine of the reruns: {machine}; Python {platform.python_version()}.",
         "",
         "| folder | runs | same bits | rounding (largest relative) | printed differently | "
-        "in one folder only | cells | cells printed differently | rerun s | reproduced | "
-        "not reproduced: under OpenBLAS's Haswell kernel? |",
+        "in one folder only | cells | cells printed differently | learners' time (s, records) | "
+        "reproduced | not reproduced: under OpenBLAS's Haswell kernel? |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
