@@ -40,7 +40,8 @@ def kind_key(metric: str, kind: str) -> str:
     return f"{metric}.{kind}"
 
 
-def _is_number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """A real number of a record (a bool is not one)."""
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
@@ -52,7 +53,7 @@ def _values_problem(where: str, metrics: Any) -> str | None:
     if not isinstance(metrics, dict):
         return f"{where}.metrics is missing or not a mapping"
     for name, value in metrics.items():
-        if not _is_number(value):
+        if not is_number(value):
             return f"{where}.metrics.{name} is {value!r}, not a number"
     return None
 
@@ -63,7 +64,7 @@ def _curves_problem(where: str, curves: Any, n: int) -> str | None:
     for name, ys in curves.items():
         if not isinstance(ys, list) or len(ys) != n:
             return f"{where}.curves.{name} is not a list of {n} values (one per t)"
-        if not all(y is None or _is_number(y) for y in ys):
+        if not all(y is None or is_number(y) for y in ys):
             return f"{where}.curves.{name} holds a value that is not a number"
     return None
 
@@ -71,7 +72,7 @@ def _curves_problem(where: str, curves: Any, n: int) -> str | None:
 def _param_problem(kind: str, block: dict[str, Any]) -> str | None:
     if kind == "fading":
         alpha = block.get("alpha")
-        if not (_is_number(alpha) and 0 < alpha <= 1):
+        if not (is_number(alpha) and 0 < alpha <= 1):
             return f"fading.alpha is {alpha!r}, not a fading factor in (0, 1]"
         return None
     for param in KIND_PARAMS[kind]:
@@ -100,7 +101,7 @@ def block_problem(rec: dict[str, Any], metrics: list[str]) -> str | None:
         curves = block.get("curves")
         if kind == "holdout":
             t = curves.get("t") if isinstance(curves, dict) else None
-            if not (isinstance(t, list) and all(_is_number(x) for x in t)):
+            if not (isinstance(t, list) and all(is_number(x) for x in t)):
                 return "holdout.curves.t (the held-out tests' positions) is missing or not " \
                        "a list of numbers"
             why = _curves_problem(kind, curves, len(t))
@@ -224,4 +225,4 @@ def folds_description(folds: dict[str, list[Any]]) -> str:
 
 def finite(x: Any) -> float:
     """``x`` as a float; NaN for None or a value that is not a number."""
-    return float(x) if _is_number(x) else math.nan
+    return float(x) if is_number(x) else math.nan

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from streamlearn.reporting.display import TIMINGS, fmt_mean_sd
-from streamlearn.reporting.kinds import KINDS
+from streamlearn.reporting.kinds import KINDS, is_number
 from streamlearn.reporting.summary import Summary, summarize
 
 __all__ = ["NOT_COMPARED", "VERDICTS", "CellDiff", "RecordsDiff", "RunDiff", "diff_folders"]
@@ -114,10 +114,6 @@ class RecordsDiff:
         return subset or not (self.only_a or self.only_b)
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
 def _rel(x: float, y: float) -> float:
     if x == y or (math.isnan(x) and math.isnan(y)):
         return 0.0
@@ -143,7 +139,7 @@ def _walk(x: Any, y: Any, path: tuple[Any, ...] = ()) -> list[Leaf]:
             out += _walk(x[i] if i < len(x) else MISSING, y[i] if i < len(y) else MISSING,
                          (*path, i))
         return out
-    if _is_number(x) and _is_number(y):
+    if is_number(x) and is_number(y):
         return [] if _rel(float(x), float(y)) == 0.0 else [(path, x, y)]
     return [] if x == y else [(path, x, y)]
 
@@ -177,7 +173,7 @@ def _unsigned_zero(text: str) -> str:
 
 
 def _shown(summary: Summary, key: str, value: Any) -> str:
-    if not _is_number(value):
+    if not is_number(value):
         return repr(value)
     m = summary.display(key)
     return _unsigned_zero(m.format(float(value) * m.scale))
@@ -191,13 +187,13 @@ def _beyond_rounding(leaf: Leaf, sa: Summary, sb: Summary) -> str | None:
     path, x, y = leaf
     where = ".".join(map(str, path))
     mk = _metric_key(path)
-    if mk is not None and _is_number(x) and _is_number(y):
+    if mk is not None and is_number(x) and is_number(y):
         key, i = mk
         px, py = _shown(sa, key, x), _shown(sb, key, y)
         if px == py:
             return None
         return f"{key} {px} → {py}" if i is None else f"{key} curve point {i}: {px} → {py}"
-    if _is_number(x) and _is_number(y) and not (
+    if is_number(x) and is_number(y) and not (
             isinstance(x, numbers.Integral) and isinstance(y, numbers.Integral)):
         if (_rel(float(x), float(y)) <= ROUNDING_REL
                 or abs(float(x) - float(y)) <= ROUNDING_ABS):
@@ -217,14 +213,14 @@ def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
     leaves = _walk({k: ra.get(k, MISSING) for k in compared},
                    {k: rb.get(k, MISSING) for k in compared})
     fields = tuple(dict.fromkeys(str(p[0]) for p, _, _ in leaves))
-    numeric = [(p, x, y) for p, x, y in leaves if _is_number(x) and _is_number(y)]
+    numeric = [(p, x, y) for p, x, y in leaves if is_number(x) and is_number(y)]
     rel = max((_rel(float(x), float(y)) for _, x, y in numeric), default=0.0)
     beyond = [d for leaf in leaves
-              if ((_is_number(leaf[1]) and _is_number(leaf[2])) or _metric_key(leaf[0]))
+              if ((is_number(leaf[1]) and is_number(leaf[2])) or _metric_key(leaf[0]))
               and (d := _beyond_rounding(leaf, sa, sb)) is not None]
     # a text that differs (a metric's label, a stream's description): "other fields"
     texts = [f"{'.'.join(map(str, p))} {x!r} → {y!r}" for p, x, y in leaves
-             if not ((_is_number(x) and _is_number(y)) or _metric_key(p))]
+             if not ((is_number(x) and is_number(y)) or _metric_key(p))]
     verdict = ("differs" if beyond else "other fields" if texts
                else "rounding" if rel > 0.0 else "same")
     shown = tuple(beyond or texts)

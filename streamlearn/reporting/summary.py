@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from streamlearn.reporting.display import (
 from streamlearn.reporting.kinds import (
     KINDS,
     block_problem,
+    is_number,
     kind_key,
     kind_suffix,
     present_folds,
@@ -126,10 +126,6 @@ def _sd(values: np.ndarray) -> float:
     return float(np.std(values, ddof=1)) if values.size > 1 else 0.0
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
 def _read(path: Path) -> tuple[Any, str | None]:
     """(parsed JSON, None), (None, None) when the file does not exist, or (None, why it
     cannot be read)."""
@@ -182,11 +178,11 @@ def record_problem(rec: dict[str, Any], planned: dict[str, Any],
     if lacking:
         return "'metrics' lacks " + ", ".join(repr(m) for m in lacking)
     for name, value in rec["metrics"].items():
-        if not _is_number(value):
+        if not is_number(value):
             return f"metrics.{name} is {value!r}, not a number"
     for key in ("per_sample_seconds", "per_sample_learn_seconds"):
         value = rec["timing"].get(key)
-        if value is not None and not _is_number(value):
+        if value is not None and not is_number(value):
             return f"timing.{key} is {value!r}, not a number"
     curves = rec["curves"]
     t = curves.get("t")
@@ -195,7 +191,7 @@ def record_problem(rec: dict[str, Any], planned: dict[str, Any],
     for name, ys in curves.items():
         if not isinstance(ys, list) or len(ys) != len(t):
             return f"curves.{name} is not a list of {len(t)} values (one per curves.t)"
-        if not all(y is None or _is_number(y) for y in ys):
+        if not all(y is None or is_number(y) for y in ys):
             return f"curves.{name} holds a value that is not a number"
     info = rec.get("metric_info")
     if info is not None:
@@ -320,7 +316,7 @@ def _row(stream: str, algo: str, metric: str, unit: str, **values: Any) -> dict[
 
 
 def _float(x: Any) -> float:
-    return float(x) if _is_number(x) else math.nan
+    return float(x) if is_number(x) else math.nan
 
 
 def _kind_keys(metrics: list[str], runs: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
