@@ -153,13 +153,26 @@ def _vector_isa() -> dict[str, str]:
                     break
     except OSError:
         pass
+    return {"vector_isa": isa, **_jit_target()}
+
+
+def _jit_target() -> dict[str, str]:
+    """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else the host's) and, when Numba's
+    features are set (``NUMBA_CPU_FEATURES``, or :mod:`streamlearn.kernels._jit_target`'s
+    ``-prefer-256-bit``), ``jit_features``: those not among the host's own ("" when the
+    named CPU's own features are used)."""
     try:
         from llvmlite import binding
+        from numba.core import config
 
-        jit_cpu = str(binding.get_host_cpu_name())
+        out = {"jit_cpu": str(config.CPU_NAME or binding.get_host_cpu_name())}
+        if config.CPU_FEATURES is not None:
+            host = set(binding.get_host_cpu_features().flatten().split(","))
+            out["jit_features"] = ",".join(
+                f for f in str(config.CPU_FEATURES).split(",") if f and f not in host)
+        return out
     except Exception:  # pragma: no cover - llvmlite ships with numba
-        jit_cpu = "unknown"
-    return {"vector_isa": isa, "jit_cpu": jit_cpu}
+        return {"jit_cpu": "unknown"}
 
 
 def machine_info() -> dict[str, Any]:

@@ -41,7 +41,7 @@ NONFINITE = CholeskyStatus.NONFINITE
 #: rows of ``Qᵀ`` per tile of :func:`solve_ut_cols`: 32 rows of a 128-sample block (32 KiB)
 #: stay in a core's L1 while the finished rows above sweep over them — 1.4–1.6× faster
 #: than 128 rows at m = 1100 and 3100, 1.08× at m = 350 (Intel Xeon, AVX-512; the scratch
-#: measurement is in the README, section "Performance"). The order of every element's
+#: measurement is in the README, section "Timing"). The order of every element's
 #: operations does not depend on it (tested).
 SOLVE_TILE = 32
 

@@ -45,7 +45,7 @@ def _add_scaled_rows(y: np.ndarray, a: np.ndarray, W: np.ndarray, i0: int, i1: i
     # added on its own (no fused multiply-add): the bits of i1 - i0 calls of _add_scaled.
     # Eight rows per pass over y: y is loaded and stored once per eight rows, not per row
     # (the broad features 1.4-2x faster than one row per pass, measured on 784 -> 100 ->
-    # 1000 nodes; the README, section "Performance").
+    # 1000 nodes; the README, section "Timing").
     i = i0
     while i + 8 <= i1:
         a0, a1, a2, a3 = a[i], a[i + 1], a[i + 2], a[i + 3]

@@ -19,7 +19,10 @@ def describe_machine(info: dict[str, Any]) -> str:
     usable = info.get("usable_cores")
     text = f"{info.get('cpu', 'unknown CPU')}"
     if info.get("vector_isa"):  # recorded since 27 Nov (records.machine_info)
-        text += f" ({info['vector_isa']}, Numba target {info.get('jit_cpu', 'unknown')})"
+        text += f" ({info['vector_isa']}, Numba target {info.get('jit_cpu', 'unknown')}"
+        if info.get("jit_features"):  # recorded since 7 Dec (records._jit_target)
+            text += f" {info['jit_features']}"
+        text += ")"
     text += f", {cores} logical cores"
     if usable and usable != cores:
         text += f" ({usable} usable)"

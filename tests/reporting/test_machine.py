@@ -81,6 +81,12 @@ def test_records_name_the_vector_extension_and_numba_target(out: Path):
                                       "unknown"}
         assert isinstance(info["jit_cpu"], str) and info["jit_cpu"]
         line = machine.describe_machine(info)
-        assert f"({info['vector_isa']}, Numba target {info['jit_cpu']})" in line
+        jit = info["jit_cpu"] + (f" {info['jit_features']}" if info.get("jit_features") else "")
+        assert f"({info['vector_isa']}, Numba target {jit})" in line
+    wide = {"cpu": "A", "logical_cores": 2, "system": "Linux", "blas": [],
+            "vector_isa": "AVX-512", "jit_cpu": "emeraldrapids",
+            "jit_features": "-prefer-256-bit"}  # streamlearn.kernels._jit_target's setting
+    assert machine.describe_machine(wide).startswith(
+        "A (AVX-512, Numba target emeraldrapids -prefer-256-bit), 2 logical cores")
     old = {"cpu": "A", "logical_cores": 2, "system": "Linux", "blas": []}
     assert machine.describe_machine(old) == "A, 2 logical cores, Linux"  # older records
