@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from numba.core import config
 
 from streamlearn.kernels._jit_target import (
     FULL_WIDTH_FEATURE,
@@ -69,6 +70,10 @@ print(json.dumps({
 """
 
 
+needs_jit = pytest.mark.skipif(bool(config.DISABLE_JIT),
+                               reason="inspects compiled code (NUMBA_DISABLE_JIT is set)")
+
+
 def _probe(mode: str, **env: str) -> dict[str, object]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU")}
     out = subprocess.run([sys.executable, "-c", _PROBE, mode], env={**clean, **env},
@@ -76,6 +81,7 @@ def _probe(mode: str, **env: str) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@needs_jit
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
                     reason="the setting is for x86-64 only")
 def test_importing_the_kernels_sets_full_width_where_the_host_qualifies() -> None:
@@ -89,6 +95,7 @@ def test_importing_the_kernels_sets_full_width_where_the_host_qualifies() -> Non
     assert got["jit_features"] == FULL_WIDTH_FEATURE
 
 
+@needs_jit
 def test_nothing_is_set_when_the_user_names_a_cpu_or_numba_was_set_up_first() -> None:
     got = _probe("streamlearn-first", NUMBA_CPU_NAME="haswell")
     assert got["env"] is None and got["jit_features"] is None
