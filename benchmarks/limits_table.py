@@ -262,6 +262,7 @@ def rows(out: Path, results: Path) -> list[tuple[str, str, str, str, str, str, s
 def _machine() -> str:
     """The machine as run records describe it (CPU, cores, OS, BLAS)."""
     try:
+        import streamlearn.kernels  # noqa: F401  (Numba's target as the benchmarks had it)
         from streamlearn.evaluation.records import machine_info
         from streamlearn.reporting.machine import describe_machine
 
