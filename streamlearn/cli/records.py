@@ -183,6 +183,10 @@ def diff(
              + ("; ".join(res.kernels_b) or "not recorded") + "): a run whose numbers depend "
              "on rounding follows the kernel; to rerun under the first folder's, set "
              "OPENBLAS_CORETYPE (README, \"Seeds and reproducibility\")")
+    if not ok and res.jit_a and res.jit_b and res.jit_a != res.jit_b:
+        _say("  Numba compiled the kernels for other targets ("
+             + "; ".join(res.jit_a) + " against " + "; ".join(res.jit_b) + "): their "
+             "vectorised sums may add in another order (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES)")
     _say(("reproduced" if ok else "NOT reproduced")
          + (" (same bits)" if exact and ok else "")
          + ("" if subset or ok or not (res.only_a or res.only_b)

@@ -96,6 +96,11 @@ class RecordsDiff:
     #: older than 27 Nov): rounding-sensitive runs follow the kernel
     kernels_a: list[str] = field(default_factory=list)
     kernels_b: list[str] = field(default_factory=list)
+    #: the CPUs Numba compiled for, as the records name them (``machine.jit_cpu`` and
+    #: ``machine.jit_features``; empty for records older than 27 Nov): the summation order
+    #: of the kernels' vectorised reductions follows them
+    jit_a: list[str] = field(default_factory=list)
+    jit_b: list[str] = field(default_factory=list)
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.runs)
@@ -271,6 +276,17 @@ def _kernels(runs: list[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
+def _jit_targets(runs: list[dict[str, Any]]) -> list[str]:
+    """The CPUs Numba compiled for, with any features beyond the host's, as the records
+    name them: "znver4", "emeraldrapids -prefer-256-bit"."""
+    out = set()
+    for r in runs:
+        info = r.get("machine")
+        if isinstance(info, dict) and info.get("jit_cpu"):
+            out.add(" ".join(str(x) for x in (info["jit_cpu"], info.get("jit_features")) if x))
+    return sorted(out)
+
+
 def diff_folders(a: Path, b: Path) -> RecordsDiff:
     """Compare the run records of results folders ``a`` (e.g. committed) and ``b`` (e.g. a
     rerun of the same config): see the module docstring."""
@@ -293,4 +309,5 @@ def diff_folders(a: Path, b: Path) -> RecordsDiff:
     problems += [f"{Path(b)}: {p.describe()}" for p in sb.problems]
     return RecordsDiff(Path(a), Path(b), runs, sorted(set(recs_a) - set(recs_b)),
                        sorted(set(recs_b) - set(recs_a)), cells, compared, skipped, problems,
-                       _kernels(list(recs_a.values())), _kernels(list(recs_b.values())))
+                       _kernels(list(recs_a.values())), _kernels(list(recs_b.values())),
+                       _jit_targets(list(recs_a.values())), _jit_targets(list(recs_b.values())))

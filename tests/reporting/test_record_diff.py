@@ -232,6 +232,29 @@ def test_a_difference_between_records_of_other_blas_kernels_says_so(folders, cap
     assert rc == 1 and "made under other BLAS kernels" in out and "OPENBLAS_CORETYPE" in out
 
 
+def test_a_difference_between_records_of_other_numba_targets_says_so(folders, capsys):
+    a, b = folders
+
+    def target(cpu, features=None):
+        def edit(rec):
+            rec["machine"]["jit_cpu"] = cpu
+            rec["machine"].pop("jit_features", None)
+            if features:
+                rec["machine"]["jit_features"] = features
+            rec["metrics"]["oca"] = 0.5 if features else rec["metrics"]["oca"]
+        return edit
+
+    for seed in (0, 1):
+        for algo in ("RLS", "Perceptron"):
+            _edit(a, f"SEA__{algo}__seed{seed}", target("znver4"))
+            _edit(b, f"SEA__{algo}__seed{seed}", target("emeraldrapids", "-prefer-256-bit"))
+    res = diff_folders(a, b)
+    assert (res.jit_a, res.jit_b) == (["znver4"], ["emeraldrapids -prefer-256-bit"])
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1 and "Numba compiled the kernels for other targets (znver4 against " \
+        "emeraldrapids -prefer-256-bit)" in " ".join(out.split())
+
+
 def test_a_value_printed_as_zero_with_another_sign_is_rounding(folders):
     """-1e-17 and +1e-17 print as -0.00 and 0.00: not a printed difference."""
     a, b = folders
