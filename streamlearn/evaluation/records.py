@@ -165,11 +165,12 @@ def _jit_target() -> dict[str, str]:
         from llvmlite import binding
         from numba.core import config
 
-        out = {"jit_cpu": str(config.CPU_NAME or binding.get_host_cpu_name())}
-        if config.CPU_FEATURES is not None:
+        name, features = getattr(config, "CPU_NAME", None), getattr(config, "CPU_FEATURES", None)
+        out = {"jit_cpu": str(name or binding.get_host_cpu_name())}
+        if features is not None:
             host = set(binding.get_host_cpu_features().flatten().split(","))
             out["jit_features"] = ",".join(
-                f for f in str(config.CPU_FEATURES).split(",") if f and f not in host)
+                f for f in str(features).split(",") if f and f not in host)
         return out
     except Exception:  # pragma: no cover - llvmlite ships with numba
         return {"jit_cpu": "unknown"}

@@ -76,7 +76,8 @@ def use_full_vector_width() -> str | None:
     config.reload_config()  # NUMBA_* as they are now (a .numba_config.yaml included)
     value = full_width_features(
         str(binding.get_host_cpu_name()), binding.get_host_cpu_features().flatten(),
-        platform.machine(), config.CPU_NAME is not None, config.CPU_FEATURES is not None)
+        platform.machine(), getattr(config, "CPU_NAME", None) is not None,
+        getattr(config, "CPU_FEATURES", None) is not None)
     if value is None or _target_set_up():
         return None
     os.environ["NUMBA_CPU_FEATURES"] = value
