@@ -6,9 +6,9 @@ whose cores lowered their clock while running 512-bit code. For AMD Zen 4 LLVM k
 512-bit vectors, and most committed run records were made there (Numba target
 ``znver4``). On an Emerald Rapids Xeon VM (7 Dec 2026) 512-bit vectors took 0.90
 [0.80–1.22] of the time of a fixed ``online_bls_blocked`` + ``online_bls_fast`` workload
-(15 alternated process pairs), fast ONS at M = 128 152–161 ns against 178–181; and the
-reruns of the AMD machine's fast-ONS records came back with the same bits (README,
-"Timing").
+(15 alternated process pairs), fast ONS at M = 128 152–161 ns against 178–181; and
+reruns there of fast-ONS records made on Zen 4 came back with the same bits, those of
+records made with 256-bit vectors within rounding, as before (README, "Timing").
 
 :func:`use_full_vector_width` runs once, before the first kernel is defined. It turns
 ``prefer-256-bit`` off (``NUMBA_CPU_FEATURES`` = the host's own features and
