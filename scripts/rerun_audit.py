@@ -62,12 +62,18 @@ def committed_folders(results: Path, max_seconds: float) -> list[tuple[Path, flo
     return sorted(out, key=lambda t: t[1])
 
 
-def rerun(folder: Path, work: Path, jobs: int,
-          env: dict[str, str] | None = None) -> tuple[Path, float]:
-    manifest = json.loads((folder / "experiment.json").read_text())
+def work_folder(folder: Path, work: Path, env: dict[str, str] | None = None) -> Path:
+    """Where the rerun of ``folder`` (under ``env``) is written."""
     out = work / folder.relative_to(ROOT / "results")
     if env:
         out = out.with_name(out.name + "@" + ",".join(f"{k}={v}" for k, v in env.items()))
+    return out
+
+
+def rerun(folder: Path, work: Path, jobs: int,
+          env: dict[str, str] | None = None) -> tuple[Path, float]:
+    manifest = json.loads((folder / "experiment.json").read_text())
+    out = work_folder(folder, work, env)
     t = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "streamlearn", "run", manifest["config_path"], "--out",
@@ -109,6 +115,10 @@ def main() -> int:
     ap.add_argument("--work", type=Path, required=True, help="where the reruns are written")
     ap.add_argument("--out", type=Path, help="the Markdown table to write (default: print it)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--attribute", choices=("always", "resume"), default="always",
+                    help="rerun a folder that is not reproduced under OpenBLAS's Haswell kernel "
+                    "always, or only to resume such a rerun begun in --work (an interrupted "
+                    "audit finished without starting new ones)")
     args = ap.parse_args()
     if args.folders:
         folders = [((ROOT / f).resolve(), 0.0) for f in args.folders]
@@ -140,7 +150,10 @@ def main() -> int:
             continue
         res = diff_folders(folder, again)
         attributed = ""
-        if not res.reproduced():
+        if not res.reproduced() and args.attribute == "resume" and not work_folder(
+                folder, args.work, ATTRIBUTE).is_dir():
+            attributed = "not tried (--attribute resume)"
+        elif not res.reproduced():
             try:
                 under, _ = rerun(folder, args.work, args.jobs, ATTRIBUTE)
                 alt = diff_folders(folder, under)
