@@ -91,7 +91,10 @@ test-all: install
 # needs, and only when NumPy's OpenBLAS reports that kernel in use; the others are listed
 # as skipped. Without any (another BLAS, another architecture) the default kernel runs.
 # SKIP_DEFAULT_KERNEL=1 (CI, right after make test): the kernel this CPU picks by itself is
-# not forced again, since make test has just run every float-path test under it. Like make
+# not forced again, since make test has just run every float-path test under it, unless
+# make test compiled 512-bit vectors here (Intel from Sapphire Rapids on,
+# streamlearn/kernels/_jit_target.py): then that pass runs, with Numba's 256-bit code for
+# the kernel's CPU (skylake-avx512, as on Skylake-SP to Ice Lake). Like make
 # test, it leaves out the `slow` and `paper` ones (FLOATPATH_MARK; `make test-blas-kernels
 # FLOATPATH_MARK=floatpath` runs them all).
 # Each run also has Numba compile for that kernel's CPU (NUMBA_CPU_NAME, the third field,
@@ -106,6 +109,7 @@ test-blas-kernels: install
 	@files=$$(grep -rl --include='test_*.py' 'floatpath' tests); \
 	flags=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "; ran=""; \
 	default=$$($(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info; print(' '.join(str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'))"); \
+	wide=$$($(BIN)/python -c "import streamlearn.kernels._jit_target as t; from numba.core import config; print(int(str(config.CPU_FEATURES or '').endswith(t.FULL_WIDTH_FEATURE)))"); \
 	for spec in $(BLAS_KERNELS); do \
 	  core=$${spec%%:*}; jit=$${spec##*:}; need=$${spec#*:}; need=$${need%:*}; missing=""; \
 	  for f in $$(echo "$$need" | tr , ' '); do \
@@ -115,7 +119,9 @@ test-blas-kernels: install
 	  got=$$(OPENBLAS_CORETYPE=$$core $(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info; print(' '.join(str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'))"); \
 	  case " $$got " in *" $$core "*) ;; *) \
 	    echo "test-blas-kernels: $$core skipped: OPENBLAS_CORETYPE=$$core gives '$$got'"; continue;; esac; \
-	  if [ -n "$(SKIP_DEFAULT_KERNEL)" ] && [ "$$core" = "$$default" ]; then \
+	  if [ -n "$(SKIP_DEFAULT_KERNEL)" ] && [ "$$core" = "$$default" ] && [ "$$wide" = 1 ]; then \
+	    echo "test-blas-kernels: $$core runs although it is this CPU's default kernel: make test compiled 512-bit vectors here (streamlearn/kernels/_jit_target.py), this pass compiles $$jit's"; \
+	  elif [ -n "$(SKIP_DEFAULT_KERNEL)" ] && [ "$$core" = "$$default" ]; then \
 	    echo "test-blas-kernels: $$core skipped: it is this CPU's default kernel, which make test ran"; \
 	    ran="$$ran $$core(make test)"; continue; fi; \
 	  echo "== test-blas-kernels: OPENBLAS_CORETYPE=$$core NUMBA_CPU_NAME=$$jit"; \
