@@ -109,7 +109,7 @@ test-blas-kernels: install
 	@files=$$(grep -rl --include='test_*.py' 'floatpath' tests); \
 	flags=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "; ran=""; \
 	default=$$($(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info; print(' '.join(str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'))"); \
-	wide=$$($(BIN)/python -c "import streamlearn.kernels._jit_target as t; from numba.core import config; print(int(str(config.CPU_FEATURES or '').endswith(t.FULL_WIDTH_FEATURE)))"); \
+	wide=$$($(BIN)/python -c "from streamlearn.kernels._jit_target import in_force; print(int(in_force()))"); \
 	for spec in $(BLAS_KERNELS); do \
 	  core=$${spec%%:*}; jit=$${spec##*:}; need=$${spec#*:}; need=$${need%:*}; missing=""; \
 	  for f in $$(echo "$$need" | tr , ' '); do \

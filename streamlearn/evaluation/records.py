@@ -153,10 +153,10 @@ def _vector_isa() -> dict[str, str]:
                     break
     except OSError:
         pass
-    return {"vector_isa": isa, **_jit_target()}
+    return {"vector_isa": isa, **_numba_target()}
 
 
-def _jit_target() -> dict[str, str]:
+def _numba_target() -> dict[str, str]:
     """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else the host's) and, when Numba's
     features are set (``NUMBA_CPU_FEATURES``, or :mod:`streamlearn.kernels._jit_target`'s
     ``-prefer-256-bit``), ``jit_features``: those not among the host's own ("" when the

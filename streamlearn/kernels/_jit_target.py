@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import platform
 
-__all__ = ["FULL_WIDTH_CPUS", "FULL_WIDTH_FEATURE", "full_width_features",
+__all__ = ["FULL_WIDTH_CPUS", "FULL_WIDTH_FEATURE", "full_width_features", "in_force",
            "use_full_vector_width"]
 
 #: LLVM's names of the Intel server cores from Sapphire Rapids on; measured on
@@ -83,3 +83,11 @@ def use_full_vector_width() -> str | None:
     os.environ["NUMBA_CPU_FEATURES"] = value
     config.reload_config()
     return value
+
+
+def in_force() -> bool:
+    """True when Numba's features in this process end with :data:`FULL_WIDTH_FEATURE`
+    (set here, or by the user in the same way)."""
+    from numba.core import config
+
+    return str(getattr(config, "CPU_FEATURES", None) or "").endswith(FULL_WIDTH_FEATURE)

@@ -50,7 +50,7 @@ import numpy as np
 from llvmlite import binding
 from numba.core import config
 from streamlearn.evaluation.records import machine_info
-from streamlearn.kernels._jit_target import full_width_features
+from streamlearn.kernels._jit_target import full_width_features, in_force
 
 @numba.njit
 def axpy(y, a, x):
@@ -66,6 +66,7 @@ print(json.dumps({
                                      __import__("platform").machine(), False, False),
     "zmm": "zmm" in asm,
     "jit_features": machine_info().get("jit_features"),
+    "in_force": in_force(),
 }))
 """
 
@@ -92,7 +93,7 @@ def test_importing_the_kernels_sets_full_width_where_the_host_qualifies() -> Non
         pytest.skip("this CPU is not one of FULL_WIDTH_CPUS: nothing to set here")
     assert got["env"] == got["qualifies"]
     assert got["zmm"], "the compiled loop should use 512-bit registers"
-    assert got["jit_features"] == FULL_WIDTH_FEATURE
+    assert got["jit_features"] == FULL_WIDTH_FEATURE and got["in_force"]
 
 
 @needs_jit
@@ -102,4 +103,4 @@ def test_nothing_is_set_when_the_user_names_a_cpu_or_numba_was_set_up_first() ->
     got = _probe("streamlearn-first", NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES="")
     assert got["env"] == "" and not got["zmm"] and got["jit_features"] == ""
     got = _probe("numba-first")
-    assert got["env"] is None and got["jit_features"] is None
+    assert got["env"] is None and got["jit_features"] is None and not got["in_force"]
