@@ -1,16 +1,19 @@
-"""Two memory layouts of the BLS kernels, each against the layout it replaced, in one
-process (issue 25, the blocked learner's floor): same bits, measured speed.
+"""Memory layouts of the BLS kernels, each against the layout it replaced, in one process
+(issue 25, the blocked learner's floor): same bits, measured speed.
 
     python benchmarks/bls_kernel_layouts.py [--rounds 7] [--json FILE]
 
 * ``solve_ut_cols`` (``U⁻ᵀa`` of a block's samples, :mod:`streamlearn.kernels.blocked_qr_rls`)
   compiled here at the replaced tile of 128 rows and at the landed :data:`SOLVE_TILE`;
-* the broad features (:func:`streamlearn.kernels.broad_features.broad_features`) with one
-  weight row per pass over ``z`` and ``h`` (the replaced layout, rebuilt here from the
-  landed source with ``_add_scaled_rows`` spelled out as one ``_add_scaled`` per row) and
-  with eight;
-* ``online_bls_blocked`` (m = 1100, c = 10, 1,024 samples after 256) with both replaced
+* the broad features (:func:`streamlearn.kernels.broad_features.broad_features`) one row
+  at a time through ``_preactivations`` (the replaced layout of 21 Dec–7 Dec, eight weight
+  rows per pass over one row's ``z`` and ``h``, compiled here) and four rows at a time, a
+  tile of columns at a time (landed 7 Dec, twenty-fourth session);
+* ``online_bls_blocked`` (m = 1100, c = 10, 1,024 samples after 256) with the replaced
   layouts against the landed ones.
+
+The layout of one weight row per pass, replaced on 6 Dec by eight, was timed by this
+script's earlier version (``benchmarks/out/intel/bls_kernel_layouts.json``, git history).
 
 Each pair runs alternately, ``--rounds`` times; the ratio replaced/landed is taken round by
 round (median, min, max), and the outputs of both are compared bit for bit first. One
@@ -20,11 +23,10 @@ BLAS thread; the machine's load is printed beside the figures.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
+import math
 import os
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,19 +57,27 @@ def _solve_at_tile(tile: int) -> Callable[..., int]:
     return kernel
 
 
-def _one_row_per_pass_features() -> Callable[..., int]:
-    """The broad features as before eight rows per pass: ``_preactivations`` with one
-    ``_add_scaled`` call per weight row, compiled here from the landed module's source."""
-    src = inspect.getsource(features).replace("@njit(cache=True)", "@njit(cache=False)")
-    old = src.replace("    _add_scaled_rows(z, x, Wf, 0, d)\n",
-                      "    for i in range(d):\n        _add_scaled(z, x[i], Wf[i])\n")
-    old = old.replace("    _add_scaled_rows(h, z, We, 0, z.shape[0])\n",
-                      "    for k in range(z.shape[0]):\n        _add_scaled(h, z[k], We[k])\n")
-    if old.count("_add_scaled_rows(") != src.count("_add_scaled_rows(") - 2:
-        raise RuntimeError("broad_features' source changed: update this benchmark")
-    module = types.ModuleType("broad_features_one_row_per_pass")
-    exec(compile(old, "<broad_features, one row per pass>", "exec"), module.__dict__)
-    return module.broad_features
+@numba.njit
+def _row_at_a_time_features(X: np.ndarray, Wf: np.ndarray, bf: np.ndarray, We: np.ndarray,
+                            be: np.ndarray, scale: float, row_zscore: int,
+                            out: np.ndarray) -> int:
+    """The broad features as before four rows at a time: each row through
+    ``_preactivations`` (eight weight rows per pass), then ``tanh``."""
+    n, d = X.shape
+    p = Wf.shape[1]
+    q = We.shape[1]
+    x, z, h = np.empty(d), np.empty(p), np.empty(q)
+    status = 0
+    for r in range(n):
+        features._preactivations(X[r], Wf, bf, We, be, row_zscore, x, z, h)
+        row = out[r]
+        for j in range(p):
+            row[j] = z[j]
+        for j in range(q):
+            row[p + j] = math.tanh(scale * h[j])
+        if not features._finite(row):
+            status = 1
+    return status
 
 
 def _alternate(a: Callable[[], Any], b: Callable[[], Any], rounds: int) -> dict[str, Any]:
@@ -111,16 +121,16 @@ def main(argv: list[str] | None = None) -> int:
         X = rng.random((n, d))
         Wf, bf = rng.uniform(-1, 1, (d, p)), rng.uniform(-1, 1, p)
         We, be = rng.uniform(-1, 1, (p, q)) * 0.05, rng.uniform(-1, 1, q)
-        old_features, new_features = _one_row_per_pass_features(), features.broad_features
+        old_features, new_features = _row_at_a_time_features, features.broad_features
         f_old, f_new = np.empty((n, p + q)), np.empty((n, p + q))
         old_features(X, Wf, bf, We, be, 0.7, 1, f_old)
         new_features(X, Wf, bf, We, be, 0.7, 1, f_new)
-        assert np.array_equal(f_old, f_new), "eight rows per pass changed a bit"
+        assert np.array_equal(f_old, f_new), "four rows at a time changed a bit"
         out["features"] = {"n": n, "d": d, "feature_nodes": p, "enhancement_nodes": q,
                            **_alternate(lambda: old_features(X, Wf, bf, We, be, 0.7, 1, f_old),
                                         lambda: new_features(X, Wf, bf, We, be, 0.7, 1, f_new),
                                         args.rounds)}
-        # the learner, both layouts at once
+        # the learner, all layouts at once
         Xs, ys = rng.random((1280, 784)), rng.integers(0, 10, 1280)
 
         def learner(old: bool) -> np.ndarray:

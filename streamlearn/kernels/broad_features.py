@@ -14,7 +14,14 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-__all__ = ["FeatureStatus", "argmax_first", "broad_features", "enhancement_absmax", "scores"]
+__all__ = ["FEATURE_TILE", "FeatureStatus", "argmax_first", "broad_features", "enhancement_absmax",
+           "scores"]
+
+
+#: columns of ``Wf`` and ``We`` per tile of :func:`broad_features` (four rows' partial
+#: sums of a tile, 8 KiB, stay in L1 while ``W``'s rows pass; measured in the README,
+#: section "Timing"). Each node's sum does not depend on it (tested).
+FEATURE_TILE = 256
 
 
 class FeatureStatus(IntEnum):
@@ -40,19 +47,20 @@ def _add_scaled(y: np.ndarray, alpha: float, x: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _add_scaled_rows(y: np.ndarray, a: np.ndarray, W: np.ndarray, i0: int, i1: int) -> None:
-    # y <- y + a[i] * W[i] for i = i0, ..., i1 - 1 in this order, each product rounded and
-    # added on its own (no fused multiply-add): the bits of i1 - i0 calls of _add_scaled.
-    # Eight rows per pass over y: y is loaded and stored once per eight rows, not per row
-    # (the broad features 1.4-2x faster than one row per pass, measured on 784 -> 100 ->
-    # 1000 nodes; the README, section "Timing").
+def _add_scaled_rows(y: np.ndarray, a: np.ndarray, W: np.ndarray, i0: int, i1: int,
+                     j0: int, j1: int) -> None:
+    # y <- y + a[i] * W[i, j0:j1] for i = i0, ..., i1 - 1 in this order, each product
+    # rounded and added on its own (no fused multiply-add): the bits of i1 - i0 calls of
+    # _add_scaled. Eight rows per pass over y: y is loaded and stored once per eight rows,
+    # not per row (the broad features 1.4-2x faster than one row per pass, measured on
+    # 784 -> 100 -> 1000 nodes; the README, section "Timing").
     i = i0
     while i + 8 <= i1:
         a0, a1, a2, a3 = a[i], a[i + 1], a[i + 2], a[i + 3]
         a4, a5, a6, a7 = a[i + 4], a[i + 5], a[i + 6], a[i + 7]
-        w0, w1, w2, w3 = W[i], W[i + 1], W[i + 2], W[i + 3]
-        w4, w5, w6, w7 = W[i + 4], W[i + 5], W[i + 6], W[i + 7]
-        for j in range(y.shape[0]):
+        w0, w1, w2, w3 = W[i, j0:j1], W[i + 1, j0:j1], W[i + 2, j0:j1], W[i + 3, j0:j1]
+        w4, w5, w6, w7 = W[i + 4, j0:j1], W[i + 5, j0:j1], W[i + 6, j0:j1], W[i + 7, j0:j1]
+        for j in range(j1 - j0):
             v = y[j]
             v += a0 * w0[j]
             v += a1 * w1[j]
@@ -65,23 +73,102 @@ def _add_scaled_rows(y: np.ndarray, a: np.ndarray, W: np.ndarray, i0: int, i1: i
             y[j] = v
         i += 8
     while i < i1:
-        _add_scaled(y, a[i], W[i])
+        _add_scaled(y, a[i], W[i, j0:j1])
         i += 1
 
 
 @njit(cache=True)
-def _preactivations(
-    xrow: np.ndarray,
-    Wf: np.ndarray,
-    bf: np.ndarray,
-    We: np.ndarray,
-    be: np.ndarray,
-    row_zscore: int,
-    x: np.ndarray,
-    z: np.ndarray,
-    h: np.ndarray,
-) -> None:
-    # z = x Wf + bf (eq. 1, φ = identity); h = z We + be (eq. 28 before σ and scaling)
+def _affine_four(S: np.ndarray, r0: int, p: int, W: np.ndarray, b: np.ndarray,
+                 j0: int, j1: int, H: np.ndarray) -> None:
+    # H[t, :j1 - j0] = b[j0:j1] + sum_i z_t[i] W[i, j0:j1] for the rows z_t = S[r0 + t, :p],
+    # t = 0 ... 3, i ascending, each product rounded and added on its own: the bits of
+    # _add_scaled_rows on one row. Four rows of W per pass over the four rows of H (a
+    # 4 x 4 block of products per column): one load of W serves four rows
+    n = j1 - j0
+    h0, h1, h2, h3 = H[0, :n], H[1, :n], H[2, :n], H[3, :n]
+    h0[:] = b[j0:j1]
+    h1[:] = b[j0:j1]
+    h2[:] = b[j0:j1]
+    h3[:] = b[j0:j1]
+    z0, z1, z2, z3 = S[r0, :p], S[r0 + 1, :p], S[r0 + 2, :p], S[r0 + 3, :p]
+    i = 0
+    while i + 4 <= p:
+        w0, w1, w2, w3 = W[i, j0:j1], W[i + 1, j0:j1], W[i + 2, j0:j1], W[i + 3, j0:j1]
+        a0, a1, a2, a3 = z0[i], z0[i + 1], z0[i + 2], z0[i + 3]
+        b0, b1, b2, b3 = z1[i], z1[i + 1], z1[i + 2], z1[i + 3]
+        c0, c1, c2, c3 = z2[i], z2[i + 1], z2[i + 2], z2[i + 3]
+        d0, d1, d2, d3 = z3[i], z3[i + 1], z3[i + 2], z3[i + 3]
+        for j in range(n):
+            x0, x1, x2, x3 = w0[j], w1[j], w2[j], w3[j]
+            v = h0[j]
+            v += a0 * x0
+            v += a1 * x1
+            v += a2 * x2
+            v += a3 * x3
+            h0[j] = v
+            v = h1[j]
+            v += b0 * x0
+            v += b1 * x1
+            v += b2 * x2
+            v += b3 * x3
+            h1[j] = v
+            v = h2[j]
+            v += c0 * x0
+            v += c1 * x1
+            v += c2 * x2
+            v += c3 * x3
+            h2[j] = v
+            v = h3[j]
+            v += d0 * x0
+            v += d1 * x1
+            v += d2 * x2
+            v += d3 * x3
+            h3[j] = v
+        i += 4
+    while i < p:
+        _add_scaled(h0, z0[i], W[i, j0:j1])
+        _add_scaled(h1, z1[i], W[i, j0:j1])
+        _add_scaled(h2, z2[i], W[i, j0:j1])
+        _add_scaled(h3, z3[i], W[i, j0:j1])
+        i += 1
+
+
+@njit(cache=True)
+def _affine_rows(S: np.ndarray, k: int, W: np.ndarray, b: np.ndarray, scale: float,
+                 squash: bool, out: np.ndarray, col: int) -> None:
+    # out[r, col + j] = f(b[j] + sum_{i<k} S[r, i] W[i, j]) for every row r of S, f =
+    # tanh(scale ·) with squash, the identity without; the sums in ascending i as
+    # _preactivations makes them, four rows at a time (_affine_four), a tile of W's
+    # columns at a time, the rows left over one at a time (the same bits)
+    n, q = S.shape[0], W.shape[1]
+    H = np.empty((4, FEATURE_TILE))
+    for j0 in range(0, q, FEATURE_TILE):
+        j1 = min(j0 + FEATURE_TILE, q)
+        r = 0
+        while r < n:
+            if r + 4 <= n:
+                _affine_four(S, r, k, W, b, j0, j1, H)
+                rows = 4
+            else:
+                ht = H[0, : j1 - j0]
+                ht[:] = b[j0:j1]
+                _add_scaled_rows(ht, S[r], W, 0, k, j0, j1)
+                rows = 1
+            for t in range(rows):
+                dst = out[r + t, col + j0: col + j1]
+                src = H[t]
+                if squash:
+                    for j in range(j1 - j0):
+                        dst[j] = math.tanh(scale * src[j])
+                else:
+                    for j in range(j1 - j0):
+                        dst[j] = src[j]
+            r += rows
+
+
+@njit(cache=True)
+def _inputs(xrow: np.ndarray, row_zscore: int, x: np.ndarray) -> None:
+    # x = the row, standardised by its own mean and SD with row_zscore
     d = x.shape[0]
     for i in range(d):
         x[i] = xrow[i]
@@ -98,10 +185,26 @@ def _preactivations(
         if sd > 0.0:
             for i in range(d):
                 x[i] /= sd
+
+
+@njit(cache=True)
+def _preactivations(
+    xrow: np.ndarray,
+    Wf: np.ndarray,
+    bf: np.ndarray,
+    We: np.ndarray,
+    be: np.ndarray,
+    row_zscore: int,
+    x: np.ndarray,
+    z: np.ndarray,
+    h: np.ndarray,
+) -> None:
+    # z = x Wf + bf (eq. 1, φ = identity); h = z We + be (eq. 28 before σ and scaling)
+    _inputs(xrow, row_zscore, x)
     z[:] = bf
-    _add_scaled_rows(z, x, Wf, 0, d)
+    _add_scaled_rows(z, x, Wf, 0, x.shape[0], 0, z.shape[0])
     h[:] = be
-    _add_scaled_rows(h, z, We, 0, z.shape[0])
+    _add_scaled_rows(h, z, We, 0, z.shape[0], 0, h.shape[0])
 
 
 @njit(cache=True)
@@ -127,19 +230,14 @@ def broad_features(
     """
     n, d = X.shape
     p = Wf.shape[1]
-    q = We.shape[1]
-    x = np.empty(d)
-    z = np.empty(p)
-    h = np.empty(q)
+    Xs = np.empty((n, d))
+    for r in range(n):
+        _inputs(X[r], row_zscore, Xs[r])
+    _affine_rows(Xs, d, Wf, bf, 1.0, False, out, 0)  # z (eq. 1)
+    _affine_rows(out, p, We, be, scale, True, out, p)  # tanh(scale h) (eq. 28)
     status = FeatureStatus.OK
     for r in range(n):
-        _preactivations(X[r], Wf, bf, We, be, row_zscore, x, z, h)
-        row = out[r]
-        for j in range(p):
-            row[j] = z[j]
-        for j in range(q):
-            row[p + j] = math.tanh(scale * h[j])
-        if not _finite(row):
+        if not _finite(out[r]):
             status = FeatureStatus.NONFINITE
     return status
 

@@ -1,5 +1,5 @@
 """benchmarks/bls_kernel_layouts.py: the replaced layouts it times against the landed
-ones still build from the landed source and give the landed bits."""
+ones still build and give the landed bits."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_replaced_layouts_give_the_landed_bits():
     Wf, bf = rng.uniform(-1, 1, (d, p)), rng.uniform(-1, 1, p)
     We, be = rng.uniform(-1, 1, (p, q)), rng.uniform(-1, 1, q)
     f_old, f_new = np.empty((n, p + q)), np.empty((n, p + q))
-    old = mod._one_row_per_pass_features()
+    old = mod._row_at_a_time_features
     assert old is not features.broad_features
     old(X, Wf, bf, We, be, 0.7, 1, f_old)
     features.broad_features(X, Wf, bf, We, be, 0.7, 1, f_new)

@@ -117,6 +117,7 @@ def _block_run(U, Z, A, y, split, w=None):
         if p > 1:  # the call as the learner makes it, over again from the call's start
             LT2, E2, Y2 = LT.copy(), E.copy(), Y.copy()
             LT[:, j:], E[j:], Y[j:] = 0.0, 0.0, 0.0
+            G[:], H[:] = np.nan, np.nan  # scratch: what the call reads, it must compute
             pred2 = np.zeros(p, dtype=np.int64)
             assert kern.block_steps(QT, j, p, Z, LT, E, y[j:j + p], pred2, g, G, H, yh, Y,
                                     w, True) == CholeskyStatus.OK

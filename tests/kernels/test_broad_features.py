@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -54,12 +56,37 @@ def test_eight_rows_per_pass_give_the_bits_of_one_row_per_pass(rows):
     for i in range(rows):
         kern._add_scaled(one, a[i], W[i])
     eight = y0.copy()
-    kern._add_scaled_rows(eight, a, W, 0, rows)
+    kern._add_scaled_rows(eight, a, W, 0, rows, 0, 37)
     assert np.array_equal(eight, one)
     plain = y0.copy()  # NumPy, one row at a time: the same roundings
     for i in range(rows):
         plain = plain + a[i] * W[i]
     assert np.array_equal(plain, one)
+
+
+@pytest.mark.floatpath
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 9])
+@pytest.mark.parametrize("row_zscore", [0, 1])
+def test_rows_four_at_a_time_give_the_bits_of_one_row(n, row_zscore):
+    """A call of ``n`` rows computes the nodes four rows at a time, a tile of columns at a
+    time (``_affine_four``); a call of one row one row at a time (``_add_scaled_rows``),
+    which are the sums of ``_preactivations``: the same products, each rounded and added
+    in ascending order, so every row has the same bits whatever the call (on every CPU)."""
+    rng = np.random.default_rng(n)
+    d, p, q = 7, 13, kern.FEATURE_TILE + 37  # not multiples of 4 or 8; two tiles
+    Wf, bf = rng.uniform(-1, 1, (d, p)), rng.uniform(-1, 1, p)
+    We, be = rng.uniform(-1, 1, (p, q)), rng.uniform(-1, 1, q)
+    X = 2 * rng.standard_normal((n, d))
+    many = np.empty((n, p + q))
+    assert kern.broad_features(X, Wf, bf, We, be, 0.4, row_zscore, many) == FeatureStatus.OK
+    x, z, h = np.empty(d), np.empty(p), np.empty(q)
+    for r in range(n):
+        one = np.empty((1, p + q))
+        assert kern.broad_features(X[r:r + 1], Wf, bf, We, be, 0.4, row_zscore, one) == 0
+        assert np.array_equal(many[r], one[0])
+        kern._preactivations(X[r], Wf, bf, We, be, row_zscore, x, z, h)
+        assert np.array_equal(one[0, :p], z)
+        assert np.array_equal(one[0, p:], [math.tanh(0.4 * v) for v in h])
 
 
 def test_broad_features_flags_non_finite():
