@@ -138,32 +138,35 @@ def _affine_rows(S: np.ndarray, k: int, W: np.ndarray, b: np.ndarray, scale: flo
                  squash: bool, out: np.ndarray, col: int) -> None:
     # out[r, col + j] = f(b[j] + sum_{i<k} S[r, i] W[i, j]) for every row r of S, f =
     # tanh(scale ·) with squash, the identity without; the sums in ascending i as
-    # _preactivations makes them, four rows at a time (_affine_four), a tile of W's
-    # columns at a time, the rows left over one at a time (the same bits)
+    # _preactivations makes them: four rows at a time (_affine_four), a tile of W's
+    # columns at a time; the rows left over (n mod 4, the one row of a per-sample call)
+    # one at a time over all columns, as _preactivations (the same bits)
     n, q = S.shape[0], W.shape[1]
-    H = np.empty((4, FEATURE_TILE))
-    for j0 in range(0, q, FEATURE_TILE):
-        j1 = min(j0 + FEATURE_TILE, q)
-        r = 0
-        while r < n:
-            if r + 4 <= n:
+    n4 = n - n % 4
+    if n4:
+        H = np.empty((4, FEATURE_TILE))
+        for j0 in range(0, q, FEATURE_TILE):
+            j1 = min(j0 + FEATURE_TILE, q)
+            for r in range(0, n4, 4):
                 _affine_four(S, r, k, W, b, j0, j1, H)
-                rows = 4
-            else:
-                ht = H[0, : j1 - j0]
-                ht[:] = b[j0:j1]
-                _add_scaled_rows(ht, S[r], W, 0, k, j0, j1)
-                rows = 1
-            for t in range(rows):
-                dst = out[r + t, col + j0: col + j1]
-                src = H[t]
-                if squash:
-                    for j in range(j1 - j0):
-                        dst[j] = math.tanh(scale * src[j])
-                else:
-                    for j in range(j1 - j0):
-                        dst[j] = src[j]
-            r += rows
+                for t in range(4):
+                    _store(H[t, : j1 - j0], scale, squash, out[r + t, col + j0: col + j1])
+    for r in range(n4, n):  # the rows left over: all columns in one pass each
+        dst = out[r, col: col + q]
+        dst[:] = b
+        _add_scaled_rows(dst, S[r], W, 0, k, 0, q)
+        _store(dst, scale, squash, dst)
+
+
+@njit(cache=True)
+def _store(src: np.ndarray, scale: float, squash: bool, dst: np.ndarray) -> None:
+    # dst = tanh(scale src) with squash, else src (dst may be src)
+    if squash:
+        for j in range(src.shape[0]):
+            dst[j] = math.tanh(scale * src[j])
+    else:
+        for j in range(src.shape[0]):
+            dst[j] = src[j]
 
 
 @njit(cache=True)
