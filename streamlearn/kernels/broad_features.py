@@ -233,9 +233,12 @@ def broad_features(
     """
     n, d = X.shape
     p = Wf.shape[1]
-    Xs = np.empty((n, d))
-    for r in range(n):
-        _inputs(X[r], row_zscore, Xs[r])
+    if row_zscore:  # the standardised rows (without it, the rows themselves)
+        Xs = np.empty((n, d))
+        for r in range(n):
+            _inputs(X[r], row_zscore, Xs[r])
+    else:
+        Xs = X
     _affine_rows(Xs, d, Wf, bf, 1.0, False, out, 0)  # z (eq. 1)
     _affine_rows(out, p, We, be, scale, True, out, p)  # tanh(scale h) (eq. 28)
     status = FeatureStatus.OK
