@@ -11,7 +11,10 @@ interrupted resumes there) (``streamlearn run CONFIG
 folder the runs with the same bits, with differences below the printed digits (the
 largest relative one), with a value printed differently, and the table cells printed
 differently; then each difference, and this machine (CPU, vector extension, Numba's
-target, BLAS kernel). Exit 1 when a folder is not reproduced.
+target, BLAS kernel). A folder that is not reproduced is rerun once more under the
+OpenBLAS kernel its committed records name (``OPENBLAS_CORETYPE``; Haswell for records
+that name none), so that the table says whether the difference is the BLAS kernel's.
+Exit 1 when a folder is not reproduced.
 
     python scripts/rerun_audit.py --max-seconds 130 --work /tmp/audit \\
         [--out results/rerun_audit/<machine>.md] [--jobs 1] [FOLDER ...]
@@ -89,10 +92,27 @@ def rerun(folder: Path, work: Path, jobs: int,
     return out, time.perf_counter() - t
 
 
-#: a rerun that does not reproduce is repeated under OpenBLAS's Haswell kernel (AVX2): when
-#: that one reproduces, the records follow the BLAS kernel (README, "Seeds and
-#: reproducibility"); the committed records name theirs in ``machine.blas`` since 27 Nov
-ATTRIBUTE = {"OPENBLAS_CORETYPE": "Haswell"}
+#: a rerun that does not reproduce is repeated under the OpenBLAS kernel its committed
+#: records name (``machine.blas``, since 27 Nov); records that name none, or more than one,
+#: were made under this one (AVX2, the AMD machine of the early records). When that rerun
+#: reproduces, the records follow the BLAS kernel (README, "Seeds and reproducibility")
+DEFAULT_KERNEL = "Haswell"
+
+
+def records_kernel(folder: Path) -> str:
+    """The OpenBLAS kernel the committed records of ``folder`` name, or
+    :data:`DEFAULT_KERNEL` when they name none or several."""
+    kernels = set()
+    for record in record_archive.store(folder).records():
+        for lib in (record.get("machine") or {}).get("blas") or []:
+            if lib.get("library") == "openblas" and lib.get("kernel"):
+                kernels.add(str(lib["kernel"]))
+    return kernels.pop() if len(kernels) == 1 else DEFAULT_KERNEL
+
+
+def attribution_env(folder: Path) -> dict[str, str]:
+    """The environment of the rerun that attributes a difference to the BLAS kernel."""
+    return {"OPENBLAS_CORETYPE": records_kernel(folder)}
 
 
 def _row(folder: Path, res: RecordsDiff, secs: float, attributed: str) -> str:
@@ -116,9 +136,10 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="the Markdown table to write (default: print it)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--attribute", choices=("always", "resume"), default="always",
-                    help="rerun a folder that is not reproduced under OpenBLAS's Haswell kernel "
-                    "always, or only to resume such a rerun begun in --work (an interrupted "
-                    "audit finished without starting new ones)")
+                    help="rerun a folder that is not reproduced under the OpenBLAS kernel its "
+                    "records name (Haswell when they name none) always, or only to resume "
+                    "such a rerun begun in --work (an interrupted audit finished without "
+                    "starting new ones)")
     args = ap.parse_args()
     if args.folders:
         folders = [((ROOT / f).resolve(), 0.0) for f in args.folders]
@@ -150,15 +171,17 @@ def main() -> int:
             continue
         res = diff_folders(folder, again)
         attributed = ""
+        env = attribution_env(folder) if not res.reproduced() else {}
         if not res.reproduced() and args.attribute == "resume" and not work_folder(
-                folder, args.work, ATTRIBUTE).is_dir():
+                folder, args.work, env).is_dir():
             attributed = "not tried (--attribute resume)"
         elif not res.reproduced():
             try:
-                under, _ = rerun(folder, args.work, args.jobs, ATTRIBUTE)
+                under, _ = rerun(folder, args.work, args.jobs, env)
                 alt = diff_folders(folder, under)
-                attributed = ("yes: " if alt.reproduced() else "no: ") + ", ".join(
-                    f"{alt.count(v)} {v}" for v in VERDICTS if alt.count(v))
+                attributed = (("yes" if alt.reproduced() else "no")
+                              + f" ({env['OPENBLAS_CORETYPE']}): " + ", ".join(
+                    f"{alt.count(v)} {v}" for v in VERDICTS if alt.count(v)))
             except RuntimeError as exc:
                 attributed = "rerun failed: " + " ".join(str(exc).split())[-100:]
         machine = machine or next((describe_machine(r["machine"]) for r in
@@ -191,7 +214,7 @@ def main() -> int:
         "",
         "| folder | runs | same bits | rounding (largest relative) | printed differently | "
         "in one folder only | cells | cells printed differently | learners' time (s, records) | "
-        "reproduced | not reproduced: under OpenBLAS's Haswell kernel? |",
+        "reproduced | not reproduced: under the records' OpenBLAS kernel? |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
