@@ -79,6 +79,12 @@ def _bytes(n: float) -> str:
     return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
 
 
+#: ``node_matrix: auto`` holds the node matrix whole when the run then needs at most this
+#: many GiB (whatever the machine): every committed record resolves as it did (largest held
+#: 17.0 GiB, smallest in row blocks 21.2 GiB); a machine whose limit is lower refuses with
+#: the remedy instead of switching storage, whose roundings differ
+AUTO_HELD_GIB = 18.0
+
 #: the largest network the reproducibility check of a user's node learner grows (on the
 #: run's first :data:`CHECK_ROWS` rows): every node type the run's network has, small
 CHECK_NETWORK = {"windows": 2, "window_nodes": 5, "enhancement": 40, "updates": 2,
@@ -128,7 +134,9 @@ class IncrementalNodesProtocol(Protocol):
         regenerates ``A``'s rows whenever a learner multiplies by ``A`` or ``Aᵀ``
         (:class:`~streamlearn.protocols.node_generator.RowBlockNodes`), so the run needs
         the learner's state (``k × k`` for the ridge family) plus ``l × q`` blocks, not
-        ``l × k_max``; ``auto`` (default): ``memory`` when it fits the limit, else ``rows``.
+        ``l × k_max``; ``auto`` (default): ``memory`` when the held run needs at most
+        :data:`AUTO_HELD_GIB`, else ``rows`` — by size, never by the machine, so one
+        configuration computes the same bits everywhere.
     memory_limit_gib
         Refuse a configuration whose estimated peak exceeds this (default: 90 % of RAM).
     """
@@ -255,13 +263,15 @@ class IncrementalNodesProtocol(Protocol):
 
     def storage(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
                 n_features: int, n_classes: int) -> str:
-        """``memory`` or ``rows``: the ``node_matrix`` setting, ``auto`` resolved to
-        ``memory`` when the whole matrix fits the limit."""
+        """``memory`` or ``rows``: the ``node_matrix`` setting, ``auto`` resolved by the
+        configuration alone: ``memory`` when the run with the matrix held whole needs at
+        most :data:`AUTO_HELD_GIB`, else ``rows``. Never by the machine's RAM: the two
+        storages sum ``AᵀA`` in different orders, so a RAM-dependent choice gave one
+        seed different roundings on two machines (README, rerun audit)."""
         if self.node_matrix != "auto":
             return self.node_matrix
-        limit = self.memory_limit()
         need = self.memory_need(learner_cls, n_train, n_test, n_features, n_classes)
-        return "memory" if limit is None or need["total"] <= limit else "rows"
+        return "memory" if need["total"] <= AUTO_HELD_GIB * 2**30 else "rows"
 
     def check_memory(self, learner_cls: type[Learner] | None, n_train: int, n_test: int,
                      n_features: int, n_classes: int, where: str = "") -> None:
@@ -280,6 +290,17 @@ class IncrementalNodesProtocol(Protocol):
         who = f" with {learner_cls.__name__}" if learner_cls is not None else ""
         how = ("the node matrix regenerated in row blocks" if mode == "rows"
                else "the node matrix held whole")
+        rows_fit = mode == "memory" and self.memory_need(
+            learner_cls, n_train, n_test, n_features, n_classes, "rows")["total"] <= limit
+        if rows_fit:
+            raise UserError(
+                f"{where}the 'incremental-nodes' run{who} needs about "
+                f"{_bytes(need['total'])} with the node matrix held whole ({parts}), more "
+                f"than the limit of {_bytes(limit)} on this machine; regenerated in row "
+                "blocks it fits. Set node_matrix: rows in protocol.params (auto holds "
+                f"networks of up to {AUTO_HELD_GIB:g} GiB whole on every machine, so that one "
+                "configuration rounds alike everywhere; the row-block sums round "
+                "differently in the last bits).")
         raise UserError(
             f"{where}the 'incremental-nodes' run{who} needs about {_bytes(need['total'])} "
             f"({n_train:,} training samples × {s.max_nodes:,} nodes after {s.updates} "

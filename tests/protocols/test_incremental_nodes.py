@@ -149,19 +149,47 @@ def test_regenerated_rows_equal_the_blocks_first_drawn(n):
         BLSNodeGenerator(s, 7).training_rows(slice(0, 10), 1)
 
 
-def test_auto_node_matrix_falls_back_to_row_blocks_when_the_matrix_does_not_fit():
+def test_auto_node_matrix_resolves_by_the_configuration_not_the_machine(monkeypatch):
+    """auto: held whole up to AUTO_HELD_GIB, in row blocks above, whatever the RAM or the
+    limit (the two storages round differently, so a RAM-dependent choice gave one seed two
+    results on two machines); every committed record resolves as it did."""
+    from streamlearn.protocols import incremental_nodes as inc
     from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
 
     chol1 = registry.ALGORITHMS["bls_chol1"]
-    paper = IncrementalNodesProtocol(memory_limit_gib=20.0)  # the paper's MNIST network
-    assert paper.storage(chol1, 60000, 10000, 784, 10) == "rows"
-    need = paper.memory_need(chol1, 60000, 10000, 784, 10, "rows")
-    assert need["total"] < 20 * 2**30 < paper.memory_need(chol1, 60000, 10000, 784, 10)[
-        "total"]
+    paper = dict(updates=8)  # chol1_onset_seed1: held 21.2 GiB, its records name rows
+    kernel = dict(updates=6)  # chol1_kernel_*: held 17.0 GiB, their records name memory
+    for ram_gib in (8, 24, 64, 1024):
+        monkeypatch.setattr("streamlearn.base.physical_memory_bytes",
+                            lambda r=ram_gib: r * 2**30)
+        for limit in (None, 1.0, 1000.0):
+            on = IncrementalNodesProtocol(memory_limit_gib=limit, **paper)
+            assert on.storage(chol1, 60000, 10000, 784, 10) == "rows"
+            on = IncrementalNodesProtocol(memory_limit_gib=limit, **kernel)
+            assert on.storage(chol1, 60000, 10000, 784, 10) == "memory"
+    held = IncrementalNodesProtocol(**kernel).memory_need(chol1, 60000, 10000, 784, 10)
+    assert 16 * 2**30 < held["total"] <= inc.AUTO_HELD_GIB * 2**30
+    need = IncrementalNodesProtocol().memory_need(chol1, 60000, 10000, 784, 10, "rows")
+    assert need["total"] < 20 * 2**30 < IncrementalNodesProtocol().memory_need(
+        chol1, 60000, 10000, 784, 10)["total"]
     assert "node_matrix_train" not in need
-    small = IncrementalNodesProtocol(memory_limit_gib=20.0, enhancement=100, updates=2)
-    assert small.storage(chol1, 6000, 1000, 784, 10) == "memory"
     assert IncrementalNodesProtocol(node_matrix="rows").storage(chol1, 10, 10, 2, 2) == "rows"
+    assert IncrementalNodesProtocol(node_matrix="memory").storage(
+        chol1, 60000, 10000, 784, 10) == "memory"
+
+
+def test_auto_held_matrix_over_the_limit_names_row_blocks_as_the_remedy():
+    from streamlearn.errors import UserError
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
+
+    chol1 = registry.ALGORITHMS["bls_chol1"]
+    small_machine = IncrementalNodesProtocol(memory_limit_gib=12.0, updates=6)
+    with pytest.raises(UserError) as err:
+        small_machine.check_memory(chol1, 60000, 10000, 784, 10)
+    flat = " ".join(str(err.value).split())
+    assert "node_matrix: rows" in flat and "held whole" in flat
+    IncrementalNodesProtocol(memory_limit_gib=12.0, updates=6, node_matrix="rows"
+                             ).check_memory(chol1, 60000, 10000, 784, 10)
 
 
 def test_smoke_overrides_protocol_params(tmp_path, capsys):
@@ -330,3 +358,27 @@ def test_report_tables_show_na_with_failure_counts(tmp_path, capsys):
     out = tables(tmp_path / "out").read_text()
     assert "NA (1/1)" in out and "## Fig. 1" in out and "## Table VI" in out
     assert (tmp_path / "out" / "fig1_max_accuracy_vs_lambda.png").exists()
+
+
+def test_every_committed_ridge_record_resolves_to_the_storage_it_names():
+    """A rerun of a committed folder must hold the node matrix as its records did (the two
+    storages round differently): auto, resolved here, names the storage of every record."""
+    from streamlearn.evaluation.record_archive import read_archive
+    from streamlearn.protocols.incremental_nodes import IncrementalNodesProtocol
+
+    root = Path(__file__).resolve().parents[2] / "results" / "ridge_bls"
+    checked = 0
+    for archive in sorted(root.glob("*/runs.tar.xz")):
+        for name, data in read_archive(archive).items():
+            rec = json.loads(data)
+            if rec.get("node_matrix") is None:
+                continue  # recorded before storages existed (held whole)
+            spec = rec["spec"]
+            proto = IncrementalNodesProtocol(**spec["protocol_params"])
+            info = rec["stream_info"]
+            n_train, n_test = info["n_samples"], info["n_test"]
+            cls = registry.ALGORITHMS[spec["algorithm"]["name"]]
+            got = proto.storage(cls, n_train, n_test, info["n_features"], info["n_classes"])
+            assert got == rec["node_matrix"], (archive.parent.name, name)
+            checked += 1
+    assert checked >= 150  # 166 at this writing
