@@ -92,6 +92,20 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("Interrupted.")
         sys.exit(130)
+    except SystemExit as exc:
+        # Typer (0.29) turns a Ctrl-C inside a command into a silent exit 130 (its Exit
+        # raised from the KeyboardInterrupt): say it, as everywhere else
+        if _silent_interrupt(exc):
+            err_console.print("Interrupted.")
+        raise
+
+
+def _silent_interrupt(exc: SystemExit) -> bool:
+    """True for Typer's own exit of a KeyboardInterrupt (nothing printed); False for a
+    command's ``typer.Exit(130)``, raised ``from None`` after its own message."""
+    exit_ = exc.__context__  # Typer's or its vendored Click's Exit, by version
+    return (exc.code == 130 and getattr(exit_, "exit_code", None) == 130
+            and isinstance(getattr(exit_, "__cause__", None), KeyboardInterrupt))
 
 
 if __name__ == "__main__":

@@ -30,8 +30,10 @@ client touches the output directory:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
+import signal
 import threading
 import time
 import traceback
@@ -196,6 +198,24 @@ def _failed(spec: RunSpec, error: str, seconds: float) -> ComputedRun:
     return ComputedRun(record, RunOutcome(spec.run_id, "failed", seconds, error))
 
 
+@contextlib.contextmanager
+def _sigint_ignored_by_children() -> Iterator[None]:
+    """SIGINT ignored while the local cluster starts its worker processes, which inherit
+    that (an ignored signal stays ignored across ``exec``; Python installs its Ctrl-C
+    handler only where SIGINT is not ignored): a terminal's Ctrl-C reaches the whole
+    process group, and each worker had printed a ~30-line ``KeyboardInterrupt`` traceback
+    beside the client's clean exit 130. The client still stops them (it closes the
+    cluster); a worker the nanny restarts later inherits the client's handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @dataclass
 class DaskBackend:
     """Where and how the runs go: a scheduler address, or a local cluster of ``workers``
@@ -241,14 +261,19 @@ class DaskBackend:
             # 0), so --retries alone bounds the attempts; a worker holds only the run it
             # executes (saturation 1.0), so its death takes no queued run with it.
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                                  "distributed.scheduler.worker-saturation": 1.0}):
+                                  "distributed.scheduler.worker-saturation": 1.0}), \
+                    _sigint_ignored_by_children():
                 cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                        processes=True, host="127.0.0.1",
                                        # the scheduler's HTTP endpoints: loopback, any free
                                        # port (None would still take 8787 on all interfaces)
                                        dashboard_address="127.0.0.1:0",
                                        scheduler_kwargs={"dashboard": False},
-                                       memory_limit=0, silence_logs=logging.ERROR)
+                                       # CRITICAL: a worker whose heartbeat meets the
+                                       # scheduler already closed (Ctrl-C) logs an ERROR
+                                       # with a traceback; the client reports every lost
+                                       # worker and run itself
+                                       memory_limit=0, silence_logs=logging.CRITICAL)
             return cluster, Client(cluster)
         try:
             check_scheduler(self.scheduler, self.connect_timeout)

@@ -214,6 +214,12 @@ def records_digest(members: dict[str, bytes]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
+def predictions_archive(out_dir: Path) -> dict[str, bytes]:
+    """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one),
+    checked to belong to its ``runs.tar.xz`` (else :class:`ArchiveError`)."""
+    return _predictions_archive(Path(out_dir))
+
+
 def _predictions_archive(out_dir: Path) -> dict[str, bytes]:
     """run_id → ``.npz`` bytes of the folder's predictions archive ({} without one), once
     its ``records.sha256`` is checked against the folder's ``runs.tar.xz``."""

@@ -246,15 +246,24 @@ def run_experiment(
         result = ExperimentResult(out_dir)
         pending = []
         archived = _archived_records(out_dir, force)
+        archived_preds = (record_archive.predictions_archive(out_dir)
+                          if archived and any(s.save_predictions for s in specs) else {})
         for spec in specs:
             path = records.record_path(out_dir, spec.run_id)
+            pred = path.with_suffix(".pred.npz")
             rec = records.read_json(path)
             if rec is None and spec.run_id in archived:  # a committed folder's record
                 rec = json.loads(archived[spec.run_id])
                 if not force and records.is_complete(rec, spec.digest):
                     # into runs/, where every reader then finds it beside the new ones
+                    # (its predictions first, as write_computed writes them)
+                    if spec.run_id in archived_preds:
+                        atomic.write_bytes(pred, archived_preds[spec.run_id])
                     atomic.write_bytes(path, archived[spec.run_id])
-            if not force and records.is_complete(rec, spec.digest):
+            # predictions asked for and none saved: computed again (save_predictions is
+            # not part of the digest, so the record alone would be reused without them)
+            if (not force and records.is_complete(rec, spec.digest)
+                    and (not spec.save_predictions or pred.is_file())):
                 result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
             else:
                 pending.append(spec)

@@ -38,6 +38,7 @@ from streamlearn.evaluation.code_identity import (
 )
 from streamlearn.evaluation.failures import describe_failure, user_code_failures
 from streamlearn.file_names import run_id as make_run_id
+from streamlearn.protocols import preparation
 from streamlearn.protocols.preparation import derive_seeds
 from streamlearn.protocols.user_learner_checks import global_generators_seeded
 
@@ -234,10 +235,14 @@ class ComputedRun:
 
 def write_computed(out_dir: Path, computed: ComputedRun) -> None:
     """Write a computed run atomically: predictions first, then the record (which marks
-    the run complete)."""
+    the run complete). A run computed without predictions removes those an earlier run of
+    the same id left (another config's: never beside this record)."""
     path = records.record_path(out_dir, computed.outcome.run_id)
+    pred = path.with_suffix(".pred.npz")
     if computed.arrays:
-        records.atomic_write_npz(path.with_suffix(".pred.npz"), **computed.arrays)
+        records.atomic_write_npz(pred, **computed.arrays)
+    else:
+        pred.unlink(missing_ok=True)
     records.atomic_write_json(path, computed.record)
 
 
@@ -302,6 +307,7 @@ def compute_run(
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                               time.perf_counter() - t_start, other_code))
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
+    inputs = preparation.fingerprint(prepared)
     with user_code_failures() as failure:
         try:
             with _single_thread_blas():
@@ -309,14 +315,33 @@ def compute_run(
         finally:
             if os.getcwd() != cwd:
                 os.chdir(cwd)
-    if failure.exc is not None:
-        error = describe_failure(failure.exc, cls.__name__)
-        record.update(status="failed", error=error, traceback=failure.traceback)
+    written = _inputs_written(prepared, inputs)
+    if failure.exc is not None or written:
+        error = (describe_failure(failure.exc, cls.__name__) if failure.exc is not None
+                 else f"{cls.__name__} wrote into its input arrays")
+        if written:
+            preparation.forget(prepared)  # the next run of this stream prepares it again
+            error += (f"; the stream's {written} changed while this run ran (learners see "
+                      "read-only views of data that every learner of the stream shares: "
+                      "a learner that writes into them, through a pointer or the array "
+                      "behind its view, would change what the next one is scored on). "
+                      "Its result is void; the data are prepared again for the next run")
+        record.update(status="failed", error=error,
+                      traceback=failure.traceback if failure.exc is not None else "")
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                               time.perf_counter() - t_start, error))
     record.update(fields)
     return ComputedRun(record, RunOutcome(spec.run_id, "ok", time.perf_counter() - t_start),
                        arrays)
+
+
+def _inputs_written(prepared: PreparedData, before: dict[str, tuple[Any, ...]]) -> str:
+    """The names of ``prepared``'s arrays whose :func:`~streamlearn.protocols.preparation.
+    fingerprint` differs from ``before`` (``"X and y"``), or ``""``."""
+    after = preparation.fingerprint(prepared)
+    changed = [k for k in before if after.get(k) != before[k]]
+    changed += [k for k in after if k not in before]
+    return " and ".join(changed)
 
 
 def _prepare_user_stream(spec: RunSpec, protocol: Protocol, data_dir: str | None,

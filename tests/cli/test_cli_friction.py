@@ -73,3 +73,23 @@ def test_list_fits_80_columns_and_the_command_list_is_not_cut():
     commands = _cli("--help").split("Commands:")[1]
     assert "..." not in commands
     assert "test-then-" in commands and "without running" in commands
+
+
+def test_ctrl_c_inside_a_command_says_interrupted(monkeypatch, capsys):
+    """Typer 0.29 turns a KeyboardInterrupt inside a command into a silent exit 130: the
+    start-up Ctrl-C test failed on a loaded machine (exit 130, nothing printed) whenever
+    the signal landed in the command rather than in the imports."""
+    from streamlearn.cli import app as app_module
+
+    def interrupted_command() -> None:
+        raise KeyboardInterrupt
+
+    app_module.app.command(name="interrupted-command")(interrupted_command)
+    try:
+        monkeypatch.setattr(sys, "argv", ["streamlearn", "interrupted-command"])
+        with pytest.raises(SystemExit) as exc:
+            app_module.main()
+    finally:
+        app_module.app.registered_commands.pop()
+    assert exc.value.code == 130
+    assert capsys.readouterr().err.strip() == "Interrupted."

@@ -167,6 +167,30 @@ class Mutates(Majority):
         return super().predict_one(x)
 
 
+class WritesBehindTheView(Majority):
+    """Makes the array behind its read-only view writable again and zeroes it."""
+
+    def predict_one(self, x):
+        b = x
+        while isinstance(getattr(b, "base", None), np.ndarray):
+            b = b.base
+        b.setflags(write=True)
+        b[...] = 0.0
+        return super().predict_one(x)
+
+
+class WritesThroughThePointer(Majority):
+    """Zeroes its input through the raw pointer (a C extension that ignores const)."""
+
+    def predict_one(self, x):
+        import ctypes
+
+        buf = (ctypes.c_double * x.size).from_address(x.ctypes.data)
+        for i in range(x.size):
+            buf[i] = 0.0
+        return super().predict_one(x)
+
+
 class Predicts:
     """Predicts `value` (read as YAML) at sample `at`, class 0 elsewhere."""
 
@@ -302,6 +326,10 @@ def _config(tmp_path: Path, algorithms: list, *, repeats: int = 1, n: int = 300)
 def _records(out: Path) -> dict[str, dict]:
     return {p.stem.split("__")[1]: json.loads(p.read_text())
             for p in sorted((out / "runs").glob("*.json"))}
+
+
+def _all_records(out: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
 
 
 def _fresh_workers() -> None:
@@ -602,6 +630,31 @@ def test_a_learner_changing_x_fails_and_the_next_learner_sees_the_data(user_dir,
     assert recs["Mutates"]["status"] == "failed"
     assert recs["Mutates"]["error"].startswith(
         "ValueError: assignment destination is read-only (Mutates tried to change its input")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("cls", ["WritesBehindTheView", "WritesThroughThePointer"])
+def test_a_learner_writing_past_its_read_only_view_fails_and_the_next_sees_the_data(
+        user_dir, capsys, cls, jobs):
+    """Read-only views do not stop a learner that makes the array behind them writable or
+    writes through the pointer: they had dropped the next learner's OCA (84.5 -> 51.6 %,
+    hunt of 7 Dec) with exit 0, and a rerun reused those records. The run compares its
+    inputs' fingerprints before and after the learner: the writer fails, the data are
+    prepared again, the next learner's record is the one it has alone."""
+    cfg = _config(user_dir, [{"name": "rls", "label": "RLS"}], n=2000, repeats=2)
+    assert run_cli(["run", str(cfg), "--quiet"], capsys)[0] == 0
+    alone = {r["seed"]: r["metrics"]["oca"] for r in _all_records(user_dir / "out")}
+    cfg = _config(user_dir, [{"name": f"misbehaving:{cls}", "label": "Writer"},
+                             {"name": "rls", "label": "RLS"}], n=2000, repeats=2)
+    _fresh_workers()
+    rc, text = run_cli(["run", str(cfg), "--quiet", "--force", "--jobs", jobs], capsys)
+    assert rc == 1, text
+    recs = _all_records(user_dir / "out")
+    assert {r["seed"]: r["metrics"]["oca"] for r in recs if r["algorithm"] == "RLS"} == alone
+    writers = [r for r in recs if r["algorithm"] == "Writer"]
+    assert len(writers) == 2 and all(r["status"] == "failed" for r in writers)
+    assert all(f"{cls} wrote into its input arrays; the stream's X changed" in r["error"]
+               for r in writers)
 
 
 class _Writes(Classifier):

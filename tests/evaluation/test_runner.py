@@ -373,6 +373,67 @@ def test_memory_profile_and_saved_predictions(tmp_path):
     assert oca == pytest.approx(rec["metrics"]["oca"])
 
 
+def _one_run_config(**evaluation) -> dict:
+    cfg = json.loads(json.dumps(CFG))
+    cfg["repeats"] = 1
+    cfg["streams"] = cfg["streams"][:1]
+    cfg["algorithms"] = cfg["algorithms"][:1]
+    cfg["evaluation"].update(evaluation)
+    return cfg
+
+
+def _saved_oca(path: Path) -> float:
+    saved = load_predictions(path)
+    return float(np.mean(saved["y_pred"] == saved["y_true"]))
+
+
+def test_predictions_asked_for_after_the_run_are_computed_not_skipped(tmp_path):
+    """save_predictions is not part of a run's digest: turning it on after a run had
+    reused the record and written no predictions, exit 0 (hunt of 7 Dec)."""
+    run_experiment(parse_config(_one_run_config()), tmp_path)
+    pred = tmp_path / "runs" / "SEA__RLS__seed0.pred.npz"
+    assert not pred.exists()
+    result = run_experiment(parse_config(_one_run_config(save_predictions=True)), tmp_path)
+    assert [o.status for o in result.outcomes] == ["ok"]
+    rec = _records(tmp_path)["SEA__RLS__seed0"]
+    assert _saved_oca(pred) == pytest.approx(rec["metrics"]["oca"])
+    again = run_experiment(parse_config(_one_run_config(save_predictions=True)), tmp_path)
+    assert [o.status for o in again.outcomes] == ["skipped"]
+
+
+def test_a_run_recomputed_without_predictions_leaves_none_of_the_old_config(tmp_path):
+    """A changed parameter recomputes the run; its earlier .pred.npz (the old config's
+    predictions) had stayed beside the new record and `records pack --predictions` had
+    archived it (hunt of 7 Dec)."""
+    cfg = _one_run_config(save_predictions=True)
+    run_experiment(parse_config(cfg), tmp_path)
+    pred = tmp_path / "runs" / "SEA__RLS__seed0.pred.npz"
+    assert pred.exists()
+    cfg = _one_run_config()
+    cfg["algorithms"][0]["params"] = {"lam": 0.5}
+    result = run_experiment(parse_config(cfg), tmp_path)
+    assert [o.status for o in result.outcomes] == ["ok"]
+    assert not pred.exists()
+
+
+def test_a_committed_folder_s_predictions_come_out_with_its_records(tmp_path, capsys):
+    """A folder kept as runs.tar.xz + predictions.tar.xz, rerun with save_predictions:
+    nothing is computed again, and runs/ gets each record with its predictions."""
+    cfg = _one_run_config(save_predictions=True)
+    path = tmp_path / "c.yaml"
+    cfg["outputs"] = {"dir": str(tmp_path / "out"), "plots": []}
+    path.write_text(yaml.safe_dump(cfg))
+    assert run_cli(["run", str(path), "--quiet"], capsys)[0] == 0
+    assert run_cli(["records", "pack", "--predictions", str(tmp_path / "out")], capsys)[0] == 0
+    runs = tmp_path / "out" / "runs"
+    before = (runs / "SEA__RLS__seed0.pred.npz").read_bytes()
+    for f in runs.iterdir():
+        f.unlink()
+    rc, text = run_cli(["run", str(path), "--quiet"], capsys)
+    assert rc == 0 and "0 run(s) computed, 1 already complete" in " ".join(text.split())
+    assert (runs / "SEA__RLS__seed0.pred.npz").read_bytes() == before
+
+
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux /proc only")
 def test_each_run_records_its_own_peak_memory():
     """VmHWM is reset as a run starts: a run after a bigger one reports its own peak, not
