@@ -155,6 +155,11 @@ class Regressor(Learner):
     """Regressor over float targets; ``predict_one`` returns a float."""
 
     task: ClassVar[str] = "regression"
+    #: whether the predictions can carry a constant term: the regret metrics compare a
+    #: learner that can with the best fixed predictor *with* an intercept, one that cannot
+    #: (a delay-line learner without ``offset``) with the best one without. A learner
+    #: that does not say (a user's, duck-typed) is taken to have one.
+    fits_intercept: ClassVar[bool] = True
 
 
 def has_predict_learn_many(learner: Learner) -> bool:

@@ -468,6 +468,19 @@ class _ReferenceKappa(CountMetric):
         return cls._ratio(label_counts(codes, 4, at, window=window, alpha=alpha))
 
 
+def stream_subset_extra(stream_labels: np.ndarray, scored_index: np.ndarray,
+                        ) -> dict[str, np.ndarray]:
+    """The :class:`~streamlearn.base.MetricContext` extras of scored samples that are a
+    subset of a stream (a validation copy's tests, the prequential part of a run with
+    held-out tests, one held-out test): the whole stream's labels and the scored samples'
+    positions in it, from which the reference kappas (``kappa_m``, ``kappa_t``) predict
+    as their reference learners do, from the stream's past (without them each subset's
+    reference starts from nothing: a held-out test of an all-1 stream had given the
+    majority class learner kappa_m = 100 %)."""
+    return {"stream_labels": stream_labels,
+            "scored_index": np.asarray(scored_index, dtype=np.int64)}
+
+
 @register_metric("kappa_m")
 class KappaM(_ReferenceKappa):
     """Kappa M: accuracy beyond the majority class's, (p0 - pm) / (1 - pm) (Bifet et al.

@@ -17,7 +17,10 @@ intercept, prefix) and solved once for all the learners of an experiment run in 
 process. Prefixes longer than the protocol's ``regret_max_samples`` are not solved (NaN,
 shown as "—" in the curve); the protocol then adds that cap as a checkpoint and reports
 the regret on that documented prefix as the run's final value. A learner with an
-intercept is compared with the best fixed predictor with an intercept.
+intercept is compared with the best fixed predictor with an intercept: the learner says
+(``Regressor.fits_intercept``; a delay-line learner has one only with ``offset``, River's
+linear regression with its intercept or scaler), a learner that does not say is taken to
+have one, and the record names the comparator (``regret_comparator_intercept``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ import numpy as np
 from streamlearn.base import Learner, MetricContext
 from streamlearn.components import get_metric
 from streamlearn.errors import UserError
+from streamlearn.metrics.classification import stream_subset_extra
 from streamlearn.protocols.prequential_loop import (
     PrequentialOutput,
     checked_predictions,
@@ -151,7 +152,8 @@ def holdout_block(spec: HoldoutSpec, metrics: tuple[str, ...], X: np.ndarray,
         metric = get_metric(name)
         values = [float(np.asarray(metric.curve(
             y[s:s + spec.size], pred, end,
-            MetricContext(n_classes=n_classes, X=X[s:s + spec.size])))[-1])
+            MetricContext(n_classes=n_classes, X=X[s:s + spec.size],
+                          extra=stream_subset_extra(y, np.arange(s, s + spec.size)))))[-1])
             for s, pred in zip(starts.tolist(), tests, strict=True)]
         curves[name] = values
         finals[name] = float(np.mean(values)) if values else float("nan")

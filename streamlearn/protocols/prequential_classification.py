@@ -34,6 +34,7 @@ from streamlearn.base import (
 )
 from streamlearn.components import get_metric
 from streamlearn.errors import UserError
+from streamlearn.metrics.classification import stream_subset_extra
 from streamlearn.params import OfType
 from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
 from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
@@ -153,10 +154,9 @@ class PrequentialProtocol(Protocol):
 
 
 def _subset_extra(y: np.ndarray, scored: np.ndarray) -> dict[str, np.ndarray]:
-    """What a metric of a subset of the stream may read of the whole stream: its labels
-    and the positions of the scored samples (the kappa references predict from the
-    stream's past, :meth:`~streamlearn.metrics.classification.KappaM.reference_predictions`)."""
-    return {"stream_labels": y, "scored_index": np.flatnonzero(scored)}
+    """What a metric of a subset of the stream (the samples where ``scored``) may read of
+    the whole stream (:func:`~streamlearn.metrics.classification.stream_subset_extra`)."""
+    return stream_subset_extra(y, np.flatnonzero(scored))
 
 
 @register_protocol("prequential-classification")

@@ -299,6 +299,10 @@ def rich_renderables(result: Result) -> list[Any]:
                           f"{wins[j]}/{len(t.streams)}", cell)
         out.append(table)
         lines = [friedman_line(c), posthoc_line(c)]
+        tied = int(((c.ranks == c.ranks.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
+        if tied:  # "Best on" counts such a stream for each of the tied learners
+            lines.append(f"Best on: {tied} stream(s) with a tie for first count for each "
+                         "learner tied.")
         if c.test != "bayesian":
             lines.append(f"* significant at α = {c.alpha:g}.")
         if t.metric.startswith("us_"):

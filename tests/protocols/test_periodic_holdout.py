@@ -85,3 +85,44 @@ def test_test_starts():
 def test_bad_holdout_values_are_refused(value):
     with pytest.raises(UserError, match="holdout"):
         PrequentialClassification(holdout=value)
+
+
+def _kappa(p0: float, pr: float) -> float:
+    return 0.0 if pr == 1.0 else (p0 - pr) / (1.0 - pr)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_held_out_kappas_take_their_reference_from_the_stream_s_past(seed):
+    """Each held-out test's kappa_m and kappa_t: the reference (majority class, no change)
+    predicts each test sample from the stream's labels before it, as in the prequential
+    part. Each test's reference had started from nothing: on an all-1 stream the
+    majority class learner scored 100 % held-out kappa_m (hunt of 7 Dec), not 0."""
+    rng = np.random.default_rng(seed)
+    data = drifting_data(430, seed=seed, n_classes=4)
+    ctx = context()
+    ctx.metrics = ("oca", "kappa_m", "kappa_t")
+    result = PrequentialClassification(holdout={"every": 50, "size": 20}).run(
+        NearestMean(), data, ctx)
+    _, _, tests = independent_holdout(NearestMean(), data.X, data.y, 4, 50, 20)
+    y = data.y
+    majority = [int(np.argmax(np.bincount(y[:i], minlength=4))) if i else 0
+                for i in range(len(y))]
+    previous = [int(y[i - 1]) if i else 0 for i in range(len(y))]
+    block = result.notes["holdout"]
+    for name, ref in (("kappa_m", majority), ("kappa_t", previous)):
+        values = []
+        for s, pred in tests:
+            truth = y[s:s + 20]
+            values.append(_kappa(float(np.mean(np.asarray(pred) == truth)),
+                                 float(np.mean(np.asarray(ref[s:s + 20]) == truth))))
+        assert block["curves"][name] == pytest.approx(values, abs=1e-12)
+    # the reference learners themselves score 0 on a stream of one class but two samples
+    y1 = np.ones(100, dtype=np.int64)
+    y1[[3, 5]] = 0
+    ones = type(data)(X=rng.normal(size=(100, 2)), y=y1, info={"label": "ones"},
+                      n_classes=2)
+    for learner in ("majority_class", "no_change"):
+        out = PrequentialClassification(holdout={"every": 20, "size": 10}).run(
+            get_algorithm(learner)(), ones, ctx)
+        assert out.notes["holdout"]["metrics"]["kappa_m"] == 0.0
+        assert out.notes["holdout"]["metrics"]["kappa_t"] == 0.0

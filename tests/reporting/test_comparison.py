@@ -226,3 +226,20 @@ def test_the_terminal_table_fits_80_columns_with_long_labels():
         text = console.export_text()
         assert max(cell_len(line) for line in text.splitlines()) <= 80
         assert "River HT" in text
+
+
+def test_best_on_names_the_ties_it_counts_for_each_learner():
+    """A tie for first counts for each learner tied: the "Best on" column can then add up
+    to more than the streams (7 of 6 in the hunt of 7 Dec), so the table says so."""
+    from rich.console import Console
+
+    means = np.array([[90, 90, 80], [70, 75, 60], [88, 91, 85],
+                      [60, 61, 59], [50, 52, 40], [77, 70, 71]], dtype=float)
+    for tied, rows in ((1, means), (0, means + np.array([0, 0.5, 0]))):
+        result = Result([], [compare_table(_table(rows))], [])
+        console = Console(width=80, record=True, file=io.StringIO())
+        for item in rich_renderables(result):
+            console.print(item)
+        text = " ".join(console.export_text().split())
+        assert ("1 stream(s) with a tie for first count for each learner tied" in text) \
+            == bool(tied)

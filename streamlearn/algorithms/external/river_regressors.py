@@ -132,6 +132,12 @@ class LinearRegression(RiverRegressor):
         self.standardize = standardize
         self._validate_params()
 
+    @property  # type: ignore[misc]
+    def fits_intercept(self) -> bool:  # type: ignore[override]
+        """River's intercept (``intercept_lr > 0``), or the scaler's running mean in front
+        (an affine map of the raw inputs)."""
+        return self.intercept_lr > 0 or bool(self.standardize)
+
     def _make_model(self, n_features: int) -> Any:
         from river import linear_model, optim
 

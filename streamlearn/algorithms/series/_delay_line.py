@@ -43,6 +43,11 @@ class DelayLineRegressor(Regressor):
 
     # -- learner interface -----------------------------------------------------------
 
+    @property  # type: ignore[misc]  (a ClassVar of Regressor, per instance here)
+    def fits_intercept(self) -> bool:  # type: ignore[override]
+        """Only with ``offset``: the paper's predictors are ``w^T x_t`` (regret eq. 2)."""
+        return bool(self.offset)
+
     @property
     def n_lags(self) -> int:
         """Length of the lag window the predictor reads (the regret comparator uses the
