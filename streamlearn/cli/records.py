@@ -93,7 +93,8 @@ def pack(
             _say(f"  left out {len(preds)} prediction file(s) (*.pred.npz): archived only "
                  "with --predictions")
         if other:
-            _say(f"  left out {len(other)} file(s) that are no planned run's record: "
+            _say(f"  left out {len(other)} file(s) that are no planned run's record (or "
+                 "another config's): "
                  + ", ".join(other[:5]) + (", …" if len(other) > 5 else ""))
 
 

@@ -75,6 +75,7 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
                        for a in _parse_algorithm(r, f"algorithms[{i}]", names))
     _labels_distinct("streams", [s.label for s in streams])
     _labels_distinct("algorithms", [a.label for a in algorithms])
+    _run_names_distinct([s.label for s in streams], [a.label for a in algorithms])
     _check_sizes(streams, algorithms, seeds, proto.fold_count())
 
     names["metrics"] = sorted(n for n, m in registry.METRICS.items() if m.task == proto.task)
@@ -229,6 +230,22 @@ def _labels_distinct(kind: str, labels: list[str]) -> None:
                    "Make them differ in letters or digits.")
 
 
+def _run_names_distinct(streams: list[str], algorithms: list[str]) -> None:
+    """Two (stream, learner) pairs whose record names coincide: labels that contain the
+    separator ``__`` (streams ``S`` and ``S__A`` with learners ``A__B`` and ``B`` both
+    gave ``S__A__B__seed0.json``, one run's record overwriting the other's, exit 0)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for st in streams:
+        for algo in algorithms:
+            key = run_id(st, algo, 0).casefold()
+            other = seen.setdefault(key, (st, algo))
+            if other != (st, algo):
+                raise fail("streams/algorithms", f"stream {other[0]!r} with learner "
+                           f"{other[1]!r} and stream {st!r} with learner {algo!r} give the "
+                           f"same record name {run_id(st, algo, 0)!r}, so one run's results "
+                           "would overwrite the other's. Avoid '__' in labels.")
+
+
 def _check_sizes(streams: tuple[StreamConfig, ...], algorithms: tuple[AlgorithmConfig, ...],
                  seeds: tuple[int, ...], folds: int | None = None) -> None:
     """Refuse an experiment with more runs than anyone means, or whose record file names
@@ -367,12 +384,19 @@ def _check_reference_labels(cfg: ExperimentConfig) -> None:
             raise fail(f"reference.values.{s_label}", f"no stream has label {s_label!r}."
                        f"{_close_matches(s_label, sorted(stream_labels))} "
                        f"Stream labels: {', '.join(sorted(stream_labels))}.")
-        for a_label in per_algo:
+        for a_label, per_metric in per_algo.items():
             if a_label not in algo_labels:
                 raise fail(f"reference.values.{s_label}.{a_label}",
                            f"no algorithm (or cited entry) has label {a_label!r}."
                            f"{_close_matches(a_label, sorted(algo_labels))} "
                            f"Labels: {', '.join(sorted(algo_labels))}.")
+            for metric in per_metric:  # a misspelt key had been dropped without a word
+                if metric not in cfg.metrics:
+                    raise fail(f"reference.values.{s_label}.{a_label}.{metric}",
+                               f"{metric!r} is not one of the config's metrics, so the "
+                               "paper's value would not be shown."
+                               f"{_close_matches(metric, list(cfg.metrics))} Metrics: "
+                               f"{', '.join(cfg.metrics)}.")
 
 
 def _bytes(n: float) -> str:

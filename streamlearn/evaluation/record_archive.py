@@ -279,13 +279,22 @@ def archive_bytes(members: dict[str, bytes], suffix: str = _SUFFIX,
                          preset=XZ_PRESET)
 
 
-def _planned(out_dir: Path) -> list[str]:
+def _planned(out_dir: Path) -> dict[str, str | None]:
+    """run id → digest of every run experiment.json plans."""
     try:
         manifest = json.loads((out_dir / "experiment.json").read_text(encoding="utf-8"))
-        return [str(r["run_id"]) for r in manifest["runs"]]
+        return {str(r["run_id"]): r.get("digest") for r in manifest["runs"]}
     except (OSError, ValueError, KeyError, TypeError):
         raise UserError(f"{out_dir} has no readable experiment.json with its planned runs; "
                         "give an output directory of `streamlearn run`.") from None
+
+
+def _digest_of(data: bytes) -> str | None:
+    try:
+        rec = json.loads(data)
+    except ValueError:
+        return None
+    return rec.get("digest") if isinstance(rec, dict) else None
 
 
 def _complete_ok(data: bytes) -> bool:
@@ -311,10 +320,17 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
                         "(`streamlearn run CONFIG`), or `streamlearn records unpack` the "
                         "archive to work on its records.")
     members: dict[str, bytes] = {}
-    for rid in planned:
+    stale: list[str] = []
+    for rid, digest in planned.items():
         path = runs / f"{rid}{_SUFFIX}"
         if path.is_file():
-            members[rid] = path.read_bytes()
+            data = path.read_bytes()
+            if digest is not None and _digest_of(data) not in (digest, None):
+                # another config's record of this run id (a changed config's run was
+                # interrupted before it wrote its own): never archived as this one's
+                stale.append(rid)
+                continue
+            members[rid] = data
     wanted = {f"{rid}{_SUFFIX}" for rid in members}
     preds: dict[str, bytes] | None = None
     if predictions or predictions_path(out_dir).is_file():

@@ -27,6 +27,7 @@ from streamlearn.evaluation.runs import (
     RunSpec,
     execute_run,
     plan_runs,
+    timed_as_asked,
 )
 from streamlearn.file_names import slug
 from streamlearn.interrupts import working_on
@@ -263,7 +264,8 @@ def run_experiment(
             # predictions asked for and none saved: computed again (save_predictions is
             # not part of the digest, so the record alone would be reused without them)
             if (not force and records.is_complete(rec, spec.digest)
-                    and (not spec.save_predictions or pred.is_file())):
+                    and (not spec.save_predictions or pred.is_file())
+                    and timed_as_asked(rec, spec)):
                 result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
             else:
                 pending.append(spec)

@@ -121,9 +121,13 @@ def fmt_reference(m: Any, x: float | None) -> str:
 
 
 def fmt_difference(m: Any, x: float | None) -> str:
-    """Ours − paper with a sign: one decimal for fixed-point (percent) metrics, the
-    metric's significant digits otherwise."""
+    """Ours − paper with a sign: one decimal for percent metrics (points), the metric's own
+    decimals for other fixed-point ones (R²: 4; one decimal had printed −0.0 for −0.0403),
+    its significant digits otherwise."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
-    text = f"{x:.1f}" if m.notation == "fixed" else m.format(x)
+    if m.notation == "fixed":
+        text = f"{x:.1f}" if getattr(m, "unit", "") == "%" else f"{x:.{m.precision}f}"
+    else:
+        text = m.format(x)
     return text if text.startswith("-") else f"+{text}"

@@ -206,6 +206,24 @@ def _beyond_rounding(leaf: Leaf, sa: Summary, sb: Summary) -> str | None:
     return f"{where} {x!r} → {y!r}"
 
 
+def _holds_number(v: Any) -> bool:
+    """A number, or a section (dict, list) with a number somewhere in it."""
+    if is_number(v):
+        return True
+    if isinstance(v, dict):
+        return any(_holds_number(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_holds_number(x) for x in v)
+    return False
+
+
+def _numbers_lost(x: Any, y: Any) -> bool:
+    """A leaf where numbers stand on one side only, or in another shape: a deleted curve
+    or count, a count become null, ``"50"`` or ``true``. These had passed as "other
+    fields" (texts only) and the default mode said "reproduced" (hunt of 7 Dec)."""
+    return (_holds_number(x) or _holds_number(y)) and not (is_number(x) and is_number(y))
+
+
 def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
               sb: Summary) -> RunDiff:
     if any(ra.get(k) != rb.get(k) for k in IDENTITY):
@@ -221,11 +239,13 @@ def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
     numeric = [(p, x, y) for p, x, y in leaves if is_number(x) and is_number(y)]
     rel = max((_rel(float(x), float(y)) for _, x, y in numeric), default=0.0)
     beyond = [d for leaf in leaves
-              if ((is_number(leaf[1]) and is_number(leaf[2])) or _metric_key(leaf[0]))
+              if ((is_number(leaf[1]) and is_number(leaf[2])) or _metric_key(leaf[0])
+                  or _numbers_lost(leaf[1], leaf[2]))
               and (d := _beyond_rounding(leaf, sa, sb)) is not None]
     # a text that differs (a metric's label, a stream's description): "other fields"
     texts = [f"{'.'.join(map(str, p))} {x!r} → {y!r}" for p, x, y in leaves
-             if not ((is_number(x) and is_number(y)) or _metric_key(p))]
+             if not ((is_number(x) and is_number(y)) or _metric_key(p)
+                     or _numbers_lost(x, y))]
     verdict = ("differs" if beyond else "other fields" if texts
                else "rounding" if rel > 0.0 else "same")
     shown = tuple(beyond or texts)

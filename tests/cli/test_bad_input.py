@@ -65,6 +65,17 @@ def test_labels_with_the_same_file_name_are_rejected(tmp_path, capsys, a, b):
                   repr(a), repr(b))
 
 
+def test_stream_and_learner_labels_whose_record_names_coincide_are_rejected(tmp_path,
+                                                                            capsys):
+    """Streams S and S__A with learners A__B and B: both pairs were S__A__B__seed0.json,
+    one run's record overwriting the other's with exit 0 (hunt of 7 Dec)."""
+    cfg = _with(streams=[{"name": "sea", "label": "S", "max_samples": 200},
+                         {"name": "sea", "label": "S__A", "max_samples": 200}],
+                algorithms=[{"name": "rls", "label": "A__B"}, {"name": "rls", "label": "B"}])
+    _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2, "same record name",
+                  "'S__A__B__seed0'")
+
+
 def test_greek_labels_keep_distinct_file_names(tmp_path, capsys):
     cfg = _with(algorithms=[{"name": "rls", "label": "λ"}, {"name": "rls", "label": "μ"}])
     rc, text = _run_main(["run", str(_write(tmp_path, cfg)), "--out", str(tmp_path / "o"),
@@ -349,3 +360,15 @@ def test_a_user_regressor_without_task_is_told_how_to_declare_it(tmp_path, capsy
                          "it is a classification learner and this protocol needs a "
                          "regression learner")
     assert "class attribute" not in flat
+
+
+@pytest.mark.parametrize("key", ["OCA", "mcc_"])
+def test_a_reference_value_for_a_metric_the_config_lacks_is_refused(tmp_path, capsys, key):
+    """A misspelt metric key in reference.values had been dropped without a word: no
+    paper column, exit 0 (hunt of 7 Dec)."""
+    label = SMALL["algorithms"][0]["label"]
+    stream = SMALL["streams"][0]["label"]
+    cfg = _with(metrics=["oca", "mcc"],
+                reference={"values": {stream: {label: {"oca": 86.4, key: 50}}}})
+    _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2,
+                  f"{key!r} is not one of the config's metrics")

@@ -434,6 +434,30 @@ def test_a_committed_folder_s_predictions_come_out_with_its_records(tmp_path, ca
     assert (runs / "SEA__RLS__seed0.pred.npz").read_bytes() == before
 
 
+def test_switching_fused_computes_the_runs_again_with_the_times_asked_for(tmp_path):
+    """evaluation.fused changes times, not results, so it is not in the digest: switching
+    it had reused records timed the other way (RLS 0.16 µs/sample fused in a table of a
+    per-sample config, hunt of 7 Dec). Records without fused_requested (older ones) are
+    judged by the path their run took."""
+    from streamlearn.evaluation.runs import RunSpec, timed_as_asked
+
+    first = run_experiment(parse_config(_one_run_config(fused=True)), tmp_path)
+    assert [o.status for o in first.outcomes] == ["ok"]
+    rec = _records(tmp_path)["SEA__RLS__seed0"]
+    assert rec["timing"]["fused"] is True and rec["timing"]["fused_requested"] is True
+    second = run_experiment(parse_config(_one_run_config(fused=False)), tmp_path)
+    assert [o.status for o in second.outcomes] == ["ok"]
+    rec2 = _records(tmp_path)["SEA__RLS__seed0"]
+    assert rec2["timing"]["fused"] is False and rec2["metrics"] == rec["metrics"]
+    third = run_experiment(parse_config(_one_run_config(fused=False)), tmp_path)
+    assert [o.status for o in third.outcomes] == ["skipped"]
+    spec = plan_runs(parse_config(_one_run_config(fused=False)))[0]
+    old = {"timing": {"fused": True}}
+    assert not timed_as_asked(old, spec)
+    assert timed_as_asked({"timing": {"fused": False}}, spec)
+    assert isinstance(spec, RunSpec)
+
+
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux /proc only")
 def test_each_run_records_its_own_peak_memory():
     """VmHWM is reset as a run starts: a run after a bigger one reports its own peak, not

@@ -455,3 +455,16 @@ def test_smoke_override_of_a_swept_parameter_is_flagged(tmp_path):
                    smoke=True)
     figures = plots.sweep_plots(summarize(out), out)
     assert figures and all(f.overridden == ["lam=1"] for f in figures)
+
+
+def test_difference_from_the_paper_keeps_the_metric_s_own_decimals():
+    """Δ = ours − paper: points with one decimal for a percent metric, the metric's own
+    decimals for R² (one decimal had printed -0.0 for -0.0403 and -0.2 for -0.1803, hunt
+    of 7 Dec), significant digits for a general-notation one."""
+    from streamlearn.reporting.display import fmt_difference, metric_display
+
+    assert fmt_difference(metric_display("oca"), 1.234) == "+1.2"
+    assert fmt_difference(metric_display("r2"), -0.0403) == "-0.0403"
+    assert fmt_difference(metric_display("r2"), -0.1803) == "-0.1803"
+    assert fmt_difference(metric_display("update_accuracy"), -0.26) == "-0.3"
+    assert fmt_difference(metric_display("mse"), 0.000123456).startswith("+0.0001235")

@@ -2,9 +2,10 @@
 
 A results folder holds committed tables and, where they were committed, its run records
 as an archive (``runs.tar.xz``; ``runs/`` itself is git-ignored). So an output is written
-only when every experiment folder (or input file) it needs is present with run records
-(in ``runs/`` or the archive); the others are left as committed, and the caller says
-which records are missing. An output that reads saved predictions (``runs/*.pred.npz``)
+only when every experiment folder (or input file) it needs is present with a complete,
+current, successful record of every run its experiment.json plans (in ``runs/`` or the
+archive); the others are left as committed, and the caller says which records are
+missing. An output that reads saved predictions (``runs/*.pred.npz``)
 needs them in ``runs/`` or in the folder's predictions archive (``predictions.tar.xz``,
 written only on request: ``streamlearn records pack --predictions``).
 """
@@ -50,6 +51,19 @@ def has_records(folder: Path) -> bool:
                for rec in record_archive.store(folder).records())
 
 
+def runs_without_a_result(folder: Path) -> int:
+    """Planned runs of ``folder`` without a complete, current, successful record (missing,
+    failed, stale or unreadable): an output built from it would leave their rows out
+    (a table of Fig. 1 had been written without its M = 1000 row, exit 0)."""
+    from streamlearn.reporting.summary import sort_records
+
+    try:
+        _, _, missing, failed, problems, stale = sort_records(folder)
+    except (UserError, OSError, ValueError, KeyError):
+        return 0  # no manifest to plan by: has_records alone decides
+    return len(missing) + len(failed) + len(problems) + len(stale)
+
+
 def has_predictions(folder: Path) -> bool:
     """True when ``folder`` holds saved predictions (``runs/*.pred.npz`` or its predictions
     archive) where its records are read from."""
@@ -67,6 +81,8 @@ def missing_inputs(results_dir: Path, output: Output) -> list[str]:
                 missing.append(need)
         elif not has_records(path):
             missing.append(need)
+        elif (lacking := runs_without_a_result(path)):
+            missing.append(f"{need} ({lacking} planned run(s) without a result)")
         elif output.predictions and not has_predictions(path):
             missing.append(f"{need} (predictions)")
     return missing
@@ -91,11 +107,15 @@ def missing_reason(results_dir: Path, missing: list[str]) -> str:
     """Why an output was not written, from :func:`missing_inputs`."""
     preds = [str(results_dir / m.removesuffix(" (predictions)")) for m in missing
              if m.endswith(" (predictions)")]
-    rest = [m for m in missing if not m.endswith(" (predictions)")]
+    partial = [f"{results_dir / m.split(' (', 1)[0]} ({m.split(' (', 1)[1]}"
+               for m in missing if m.endswith("without a result)")]
+    rest = [m for m in missing
+            if not m.endswith(" (predictions)") and not m.endswith("without a result)")]
     folders = [str(results_dir / m) for m in rest if not Path(m).suffix]
     files = [str(results_dir / m) for m in rest if Path(m).suffix]
     why = ([f"no run records in {', '.join(folders)}"] if folders else []) + (
         [f"no file {', '.join(files)}"] if files else []) + (
+        [f"not every run recorded in {', '.join(partial)}"] if partial else []) + (
         [f"no saved predictions in {', '.join(preds)} (no predictions.tar.xz: run the "
          "config, then `streamlearn records pack --predictions`)"] if preds else [])
     return "; ".join(why)

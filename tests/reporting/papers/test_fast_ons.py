@@ -73,7 +73,8 @@ def test_fig2_numbers_are_those_of_the_saved_predictions(tmp_path, capsys):
     assert not (out.parent / "fig2a_mse.png").exists()
 
 
-def test_fig1_text_is_fixed_by_the_records(tmp_path, capsys):
+def _fig1_folders(tmp_path, capsys):
+    """Fig. 1's three folders, from one small run (the same records stand for all)."""
     sweep = {"sweep": {"M": [2, 4]}, "params": {"lr": 0.1}}
     first = _run(tmp_path, "fig1a_n5e5", {
         "streams": [{"name": "temperature_like", "label": "temperature-like",
@@ -82,8 +83,28 @@ def test_fig1_text_is_fixed_by_the_records(tmp_path, capsys):
         "algorithms": [{"name": a, "label": f"{a} M={{M}}", **sweep}
                        for a in ("ons", "fast_ons", "ogd")]}, capsys)
     res = first.parent
-    for tag in ("fig1a_n1e6", "fig1b"):  # the same records stand for the three configs
+    for tag in ("fig1a_n1e6", "fig1b"):
         shutil.copytree(first, res / tag)
+    return res
+
+
+def test_a_table_is_not_written_without_every_planned_run(tmp_path, capsys):
+    """One record of fig1b deleted: fig1_timing.md had been written without that row,
+    exit 0 (hunt of 7 Dec); now it keeps its committed text and the run is named."""
+    res = _fig1_folders(tmp_path, capsys)
+    (res / "fig1_timing.md").write_text("committed\n")
+    next((res / "fig1b" / "runs").glob("*fast_ons-M-4__seed1.json")).unlink()
+    rc, out = run_cli(["tables", "fast_ons", str(res)], capsys)
+    assert rc == 0, out  # the outputs that can be written are; the others are named
+    flat = " ".join(out.split())
+    assert "not written: fig1_timing.md" in flat
+    assert f"not every run recorded in {res / 'fig1b'} (1 planned run(s) without a " \
+        "result)" in flat
+    assert (res / "fig1_timing.md").read_text() == "committed\n"
+
+
+def test_fig1_text_is_fixed_by_the_records(tmp_path, capsys):
+    res = _fig1_folders(tmp_path, capsys)
     # times set by hand: R-ONS M s per run (+1 s for seed 1), F-ONS M/4 s, OGD 0.25 s;
     # doubled for the second length
     for tag, scale in (("fig1a_n5e5", 1), ("fig1a_n1e6", 2), ("fig1b", 1)):
