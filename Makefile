@@ -3,13 +3,16 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# Real datasets: ../shared/datasets when it exists (override with STREAMLEARN_DATA=...).
-# Exported only when it exists: an empty STREAMLEARN_TEST_DATA made a test module read the
-# current directory as the data folder (its tests failed instead of skipping).
+# Real datasets: ../shared/datasets when it exists (override with STREAMLEARN_DATA=...;
+# the tests read the same folder unless STREAMLEARN_TEST_DATA says otherwise, and skip
+# the datasets it lacks). Exported only when set: an empty STREAMLEARN_TEST_DATA made a
+# test module read the current directory as the data folder (its tests failed).
 SHARED := $(wildcard ../shared/datasets)
 ifneq ($(SHARED),)
 export STREAMLEARN_DATA ?= $(SHARED)
-export STREAMLEARN_TEST_DATA ?= $(SHARED)
+endif
+ifneq ($(STREAMLEARN_DATA),)
+export STREAMLEARN_TEST_DATA ?= $(STREAMLEARN_DATA)
 endif
 export MPLBACKEND := Agg
 JOBS ?= 2

@@ -26,3 +26,8 @@ class DataError(UserError):
     """A data file is missing, corrupt or malformed."""
 
     exit_code = 3
+
+
+class DataMissingError(DataError):
+    """A data file is not there at all (``--skip-missing-data`` skips only this; a file
+    that is there but corrupt, truncated or not a file stops the experiment)."""

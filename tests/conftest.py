@@ -16,6 +16,34 @@ def shared_data_dir() -> Path | None:
     return p if p.is_dir() else None
 
 
+def _needs_real_data(item: pytest.Item) -> bool:
+    return "data_dir" in getattr(item, "fixturenames", ()) or \
+        item.get_closest_marker("datasets") is not None
+
+
+def _skip_when_data_absent(item: pytest.Item) -> Iterator[None]:
+    from streamlearn.errors import DataMissingError
+
+    try:
+        return (yield)
+    except DataMissingError as exc:
+        if _needs_real_data(item):  # a data folder without this dataset's files
+            pytest.skip(f"the dataset's files are not in the data folder: {exc}")
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """A test of real data whose dataset is absent from a data folder that holds others
+    is skipped, not failed (only a missing folder had skipped)."""
+    return (yield from _skip_when_data_absent(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    return (yield from _skip_when_data_absent(item))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The whole suite's per-user cache (hash memo, parsed arrays) is a temporary

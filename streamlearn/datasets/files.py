@@ -50,7 +50,7 @@ from streamlearn.datasets.formats.cells import (
 from streamlearn.datasets.formats.libsvm import parse_libsvm
 from streamlearn.datasets.formats.raw import decode_text, read_bytes
 from streamlearn.datasets.formats.tables import encode_labels, parse_string_table
-from streamlearn.errors import DataError, UserError
+from streamlearn.errors import DataError, DataMissingError, UserError
 from streamlearn.params import Interval, OfType
 from streamlearn.registry import register_stream
 
@@ -111,7 +111,8 @@ class _FileStream(Stream):
             where = "" if Path(self.path).expanduser().is_absolute() else (
                 f" (relative paths are read from the working directory {Path.cwd()})")
             what = "is not a regular file" if p.exists() else "not found"
-            raise DataError(f"{self.format_name} file {p} {what}{where}.")
+            error = DataError if p.exists() else DataMissingError
+            raise error(f"{self.format_name} file {p} {what}{where}.")
         if self.sha256 is not None:
             from streamlearn.datasets.store.checksums import file_sha256
 

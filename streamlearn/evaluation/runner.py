@@ -17,7 +17,7 @@ from pathlib import Path
 
 from streamlearn import atomic, components
 from streamlearn.config import ExperimentConfig, StreamConfig
-from streamlearn.errors import DataError, UserError
+from streamlearn.errors import DataError, DataMissingError, UserError
 from streamlearn.evaluation import record_archive, records
 from streamlearn.evaluation.failures import describe_failure, user_code_failures
 from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
@@ -93,7 +93,7 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
             stream = build_stream(scfg, cfg.seeds[0], data_dir)
             try:
                 stream.check_available()
-            except DataError as exc:
+            except DataMissingError as exc:  # absent; a corrupt file is raised
                 out[scfg.label] = exc
                 continue
             check_content = getattr(stream, "check_content", None)

@@ -478,10 +478,10 @@ def test_each_run_records_its_own_peak_memory():
 
 def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
     from streamlearn.datasets.synthetic.drift import HyperplaneStream
-    from streamlearn.errors import DataError
+    from streamlearn.errors import DataError, DataMissingError
 
     def absent(self):
-        raise DataError("hyperplane.csv is not present in the data directory")
+        raise DataMissingError("hyperplane.csv is not present in the data directory")
 
     monkeypatch.setattr(HyperplaneStream, "check_available", absent)
     cfg = parse_config({**CFG, "reference": {"values": {"HP": {"RLS": {"oca": 90.0}}}}})
@@ -495,6 +495,52 @@ def test_missing_data_stops_or_is_skipped(tmp_path, monkeypatch):
     assert "Not run here (data files not present): HP" in md
     hp_section = md.split("## HP")[1]
     assert "not run here" in hp_section and "90.0" in hp_section
+    # a file that is there but corrupt is never "missing": --skip-missing-data had
+    # skipped a checksum mismatch with exit 0 (hunt of 7 Dec)
+
+    def corrupt(self):
+        raise DataError("hyperplane.csv has SHA-256 0123..., not the catalogue's")
+
+    monkeypatch.setattr(HyperplaneStream, "check_available", corrupt)
+    with pytest.raises(DataError, match="not the catalogue's"):
+        run_experiment(cfg, tmp_path / "corrupt", skip_missing_data=True)
+    assert not (tmp_path / "corrupt").exists()
+
+
+def test_skip_missing_data_stops_on_a_corrupt_dataset_file(tmp_path, capsys):
+    """A real dataset's file changed in one byte (same size) in the user's data dir:
+    exit 3 naming the mismatch, with or without --skip-missing-data; absent: skipped."""
+    import shutil
+
+    from streamlearn.datasets.catalogue import get_spec
+
+    src = Path(os.environ.get("STREAMLEARN_TEST_DATA", Path(__file__).resolve().parents[3]
+                              / "shared" / "datasets"))
+    spec = get_spec("german")
+    files = [f.path for f in spec.files_for()]
+    if not all((src / f).is_file() for f in files):
+        pytest.skip("german's files are not in the test data directory")
+    data = tmp_path / "data"
+    for f in files:
+        (data / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / f, data / f)
+    raw = bytearray((data / files[0]).read_bytes())
+    raw[10] = ord("7") if raw[10] != ord("7") else ord("8")
+    (data / files[0]).write_bytes(bytes(raw))
+    cfg = {"name": "c", "repeats": 1, "metrics": ["oca"],
+           "streams": [{"name": "german", "label": "G", "max_samples": 200}],
+           "algorithms": [{"name": "perceptron", "label": "P"}]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    for extra in ([], ["--skip-missing-data"]):
+        rc, text = run_cli(["run", str(path), "--out", str(tmp_path / "o"), "-q",
+                            "--data-dir", str(data), *extra], capsys)
+        assert rc == 3 and "SHA-256" in text, text
+        assert not (tmp_path / "o").exists()
+    (data / files[0]).unlink()
+    rc, text = run_cli(["run", str(path), "--out", str(tmp_path / "o"), "-q",
+                        "--data-dir", str(data), "--skip-missing-data"], capsys)
+    assert rc == 0, text
 
 
 def test_learner_counters_are_recorded():

@@ -173,6 +173,12 @@ def concat_parts(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray
 # --------------------------------------------------------------------------------------
 
 
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    """What changes when a file is rewritten or replaced: inode, size, mtime, ctime."""
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
 class RealStream(Stream):
     """A stream over a dataset file set declared in :data:`streamlearn.datasets.catalogue.DATASETS`.
 
@@ -266,7 +272,17 @@ class RealStream(Stream):
             arrays = parsed_cache.load_parsed(cpath)
         from_cache = arrays is not None
         if arrays is None:
-            arrays = self._parse([st.path for st in statuses])
+            paths = [st.path for st in statuses]
+            before = [_identity(p) for p in paths]
+            arrays = self._parse(paths)
+            # the bytes parsed must be the bytes hashed: a file replaced while it was read
+            # (a rename swaps the inode and sets ctime) had put another file's arrays in
+            # the parsed cache under the verified hash, served until a cache-clear
+            again = require_files(self.dataset, self._required(), self.data_dir)
+            if [_identity(p) for p in paths] != before or \
+                    [str(st.actual) for st in again] != hashes:
+                raise DataError(f"Dataset {self.dataset!r}: a file changed while it was "
+                                "read; nothing was cached. Run again once it is settled.")
             if cpath is not None:
                 parsed_cache.save_parsed(cpath, arrays)
         integral = "X" in arrays and arrays["X"].dtype.kind in "iub"

@@ -20,7 +20,7 @@ from streamlearn.datasets.catalogue import get_spec
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.store.checksums import file_sha256
 from streamlearn.datasets.store.locations import ENV_DATA, resolve_data_dir
-from streamlearn.errors import DataError
+from streamlearn.errors import DataError, DataMissingError
 
 __all__ = [
     "DatasetStatus",
@@ -142,7 +142,7 @@ def _invalid_message(name: str, st: FileStatus) -> str:
 def status_error(name: str, st: FileStatus, data_dir: Path, origin: str) -> DataError:
     """Why the unusable file ``st`` (missing, mismatch or invalid) stops dataset ``name``."""
     if st.state == "missing":
-        return DataError(_missing_message(name, st, data_dir, origin))
+        return DataMissingError(_missing_message(name, st, data_dir, origin))
     if st.state == "mismatch":
         return DataError(_mismatch_message(name, st))
     return DataError(_invalid_message(name, st))
