@@ -211,7 +211,7 @@ def test_worker_without_the_data_fails_that_run_only(tmp_path, capsys, cluster, 
     assert rec["SEA__RLS__seed0"]["status"] == "ok"
     failed = rec["IS__RLS__seed0"]
     assert failed["status"] == "failed" and failed["retry_on_resume"] is True
-    assert "DataError on worker tcp://127.0.0.1:" in failed["error"]
+    assert "DataMissingError on worker tcp://127.0.0.1:" in failed["error"]
     assert "which is not in the data directory" in failed["error"]
     # the worker's own directory, not the client's
     assert f"{cluster.worker_data_dir} (from $STREAMLEARN_DATA)" in failed["error"]
