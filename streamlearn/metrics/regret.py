@@ -20,7 +20,8 @@ the regret on that documented prefix as the run's final value. A learner with an
 intercept is compared with the best fixed predictor with an intercept: the learner says
 (``Regressor.fits_intercept``; a delay-line learner has one only with ``offset``, River's
 linear regression with its intercept or scaler), a learner that does not say is taken to
-have one, and the record names the comparator (``regret_comparator_intercept``).
+have one, and the record says so (``regret_comparator_intercept: true``; absent: the
+comparator without one).
 """
 
 from __future__ import annotations

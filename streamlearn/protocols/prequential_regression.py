@@ -287,9 +287,12 @@ class PrequentialRegression(PrequentialProtocol):
             for m in capped:
                 metrics[m] = float(curves[m][k])
             notes["metric_prefix"] = {m: self.regret_max_samples for m in capped}
-        if on_series and any(m.startswith("regret") for m in ctx.metrics):
-            # which comparator the regrets were taken against (auditable in the record)
-            notes["regret_comparator_intercept"] = bool(extra["intercept"][0])
+        if on_series and extra["intercept"][0] and any(m.startswith("regret")
+                                                          for m in ctx.metrics):
+            # the regrets were taken against the comparator with an intercept (absent:
+            # without one, as in every record made before the field existed, which a
+            # rerun then reproduces bit for bit)
+            notes["regret_comparator_intercept"] = True
         warn = getattr(learner, "run_warnings", None)
         if callable(warn) and warn():
             notes["warnings"] = list(warn())
