@@ -289,20 +289,22 @@ def _planned(out_dir: Path) -> dict[str, str | None]:
                         "give an output directory of `streamlearn run`.") from None
 
 
-def _digest_of(data: bytes) -> str | None:
+def _record(data: bytes) -> dict[str, Any]:
+    """A record's fields ({} when the bytes are no JSON object)."""
     try:
         rec = json.loads(data)
     except ValueError:
-        return None
-    return rec.get("digest") if isinstance(rec, dict) else None
+        return {}
+    return rec if isinstance(rec, dict) else {}
+
+
+def _digest_of(data: bytes) -> str | None:
+    return _record(data).get("digest")
 
 
 def _complete_ok(data: bytes) -> bool:
-    try:
-        rec = json.loads(data)
-    except ValueError:
-        return False
-    return isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("complete", True)
+    rec = _record(data)
+    return rec.get("status") == "ok" and bool(rec.get("complete", True))
 
 
 def pack(out_dir: Path, predictions: bool = False) -> PackResult:

@@ -48,6 +48,11 @@ def record_path(out_dir: Path, run_id: str) -> Path:
     return out_dir / "runs" / f"{run_id}.json"
 
 
+def predictions_path(out_dir: Path, run_id: str) -> Path:
+    """The saved predictions beside a run's record (``evaluation.save_predictions``)."""
+    return out_dir / "runs" / f"{run_id}.pred.npz"
+
+
 def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
     """A record that resume may keep: a successful run, marked complete, of this run's
     digest and schema, carrying its metrics; anything else is recomputed. A failed run

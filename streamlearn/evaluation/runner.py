@@ -251,7 +251,7 @@ def run_experiment(
                           if archived and any(s.save_predictions for s in specs) else {})
         for spec in specs:
             path = records.record_path(out_dir, spec.run_id)
-            pred = path.with_suffix(".pred.npz")
+            pred = records.predictions_path(out_dir, spec.run_id)
             rec = records.read_json(path)
             if rec is None and spec.run_id in archived:  # a committed folder's record
                 rec = json.loads(archived[spec.run_id])

@@ -238,7 +238,7 @@ def write_computed(out_dir: Path, computed: ComputedRun) -> None:
     the run complete). A run computed without predictions removes those an earlier run of
     the same id left (another config's: never beside this record)."""
     path = records.record_path(out_dir, computed.outcome.run_id)
-    pred = path.with_suffix(".pred.npz")
+    pred = records.predictions_path(out_dir, computed.outcome.run_id)
     if computed.arrays:
         records.atomic_write_npz(pred, **computed.arrays)
     else:

@@ -173,11 +173,11 @@ def concat_parts(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray
 # --------------------------------------------------------------------------------------
 
 
-
 def _identity(path: Path) -> tuple[int, int, int, int]:
     """What changes when a file is rewritten or replaced: inode, size, mtime, ctime."""
     st = os.stat(path)
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
 
 class RealStream(Stream):
     """A stream over a dataset file set declared in :data:`streamlearn.datasets.catalogue.DATASETS`.
