@@ -75,22 +75,30 @@ def main() -> None:
     sys.unraisablehook = interrupt_in_a_callback
     try:
         from streamlearn.cli.app import main as cli_main
+        from streamlearn.interrupts import c_exit_refused
     except KeyboardInterrupt:
         swallowed.append(KeyboardInterrupt())
     finally:
         sys.unraisablehook = sys.__unraisablehook__
     if swallowed:
-        sys.stderr.write("Interrupted.\n")
-        sys.exit(130)
-    from streamlearn.interrupts import c_exit_refused
+        _interrupted()
+    try:
+        with c_exit_refused():
+            try:
+                cli_main()
+            except SystemExit as exc:
+                _finish(_exit_status(exc.code))
+                raise
+            _finish(0)
+    except KeyboardInterrupt:
+        # a Ctrl-C outside the command (between the imports and the command, or while
+        # the finished command's workers stop) had ended in a traceback and status -2
+        _interrupted()
 
-    with c_exit_refused():
-        try:
-            cli_main()
-        except SystemExit as exc:
-            _finish(_exit_status(exc.code))
-            raise
-        _finish(0)
+
+def _interrupted() -> None:
+    sys.stderr.write("Interrupted.\n")
+    sys.exit(130)
 
 
 def _finish(code: int) -> None:

@@ -93,3 +93,28 @@ def test_ctrl_c_inside_a_command_says_interrupted(monkeypatch, capsys):
         app_module.app.registered_commands.pop()
     assert exc.value.code == 130
     assert capsys.readouterr().err.strip() == "Interrupted."
+
+
+def test_ctrl_c_between_the_imports_and_the_command_says_interrupted(monkeypatch, capsys):
+    """A Ctrl-C after the CLI's import but before the command (CI, loaded machine) had
+    ended in a traceback and status -2: it is exit 130 with "Interrupted."."""
+    import contextlib
+    import signal
+
+    from streamlearn import _entry, interrupts
+
+    @contextlib.contextmanager
+    def interrupted_on_entry():
+        raise KeyboardInterrupt
+        yield  # pragma: no cover
+
+    previous = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(interrupts, "c_exit_refused", interrupted_on_entry)
+    monkeypatch.setattr(sys, "argv", ["streamlearn", "list"])
+    try:
+        with pytest.raises(SystemExit) as exc:
+            _entry.main()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert exc.value.code == 130
+    assert capsys.readouterr().err.strip() == "Interrupted."
