@@ -165,13 +165,16 @@ def _numba_target() -> dict[str, str]:
     """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else the host's) and, when Numba's
     features are set (``NUMBA_CPU_FEATURES``, or :mod:`streamlearn.kernels._jit_target`'s
     ``-prefer-256-bit``), ``jit_features``: those not among the host's own ("" when the
-    named CPU's own features are used)."""
+    named CPU's own features are used); ``jit_svml`` when Numba uses Intel's SVML (off
+    unless the user turns it on, see ``streamlearn/__init__.py``)."""
     try:
         from llvmlite import binding
         from numba.core import config
 
         name, features = getattr(config, "CPU_NAME", None), getattr(config, "CPU_FEATURES", None)
         out = {"jit_cpu": str(name or binding.get_host_cpu_name())}
+        if getattr(config, "USING_SVML", False):  # the user's NUMBA_DISABLE_INTEL_SVML=0
+            out["jit_svml"] = "on"
         if features is not None:
             host = set(binding.get_host_cpu_features().flatten().split(","))
             out["jit_features"] = ",".join(

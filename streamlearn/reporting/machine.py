@@ -22,6 +22,8 @@ def describe_machine(info: dict[str, Any]) -> str:
         text += f" ({info['vector_isa']}, Numba target {info.get('jit_cpu', 'unknown')}"
         if info.get("jit_features"):  # recorded since 7 Dec (records._jit_target)
             text += f" {info['jit_features']}"
+        if info.get("jit_svml"):  # only when the user turned Intel's SVML on
+            text += " SVML"
         text += ")"
     text += f", {cores} logical cores"
     if usable and usable != cores:

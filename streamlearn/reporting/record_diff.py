@@ -298,12 +298,14 @@ def _kernels(runs: list[dict[str, Any]]) -> list[str]:
 
 def _jit_targets(runs: list[dict[str, Any]]) -> list[str]:
     """The CPUs Numba compiled for, with any features beyond the host's, as the records
-    name them: "znver4", "emeraldrapids -prefer-256-bit"."""
+    name them: "znver4", "emeraldrapids -prefer-256-bit", "znver4 SVML"."""
     out = set()
     for r in runs:
         info = r.get("machine")
         if isinstance(info, dict) and info.get("jit_cpu"):
-            out.add(" ".join(str(x) for x in (info["jit_cpu"], info.get("jit_features")) if x))
+            svml = "SVML" if info.get("jit_svml") else ""
+            out.add(" ".join(str(x) for x in (info["jit_cpu"], info.get("jit_features"), svml)
+                             if x))
     return sorted(out)
 
 

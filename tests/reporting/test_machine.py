@@ -88,5 +88,37 @@ def test_records_name_the_vector_extension_and_numba_target(out: Path):
             "jit_features": "-prefer-256-bit"}  # streamlearn.kernels._jit_target's setting
     assert machine.describe_machine(wide).startswith(
         "A (AVX-512, Numba target emeraldrapids -prefer-256-bit), 2 logical cores")
+    assert machine.describe_machine({**wide, "jit_svml": "on"}).startswith(
+        "A (AVX-512, Numba target emeraldrapids -prefer-256-bit SVML), 2 logical cores")
     old = {"cpu": "A", "logical_cores": 2, "system": "Linux", "blas": []}
     assert machine.describe_machine(old) == "A, 2 logical cores, Linux"  # older records
+
+
+def test_numba_keeps_the_c_librarys_math_unless_the_user_asks_for_svml():
+    # SVML's exp/tanh round otherwise than the C library's: other bits for the same seed
+    import os
+    import subprocess
+    import sys
+
+    code = ("import streamlearn, numba; from numba.core import config; "
+            "from streamlearn.evaluation import records; "
+            "print(config.DISABLE_INTEL_SVML, 'jit_svml' in records._numba_target())")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_INTEL_SVML"}
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert got == ["1", "False"]
+    env["NUMBA_DISABLE_INTEL_SVML"] = "0"  # the user's choice stands
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert got[0] == "0"
+
+
+def test_records_name_svml_when_numba_uses_it(monkeypatch):
+    from numba.core import config
+
+    from streamlearn.evaluation import records
+
+    monkeypatch.setattr(config, "USING_SVML", True, raising=False)
+    assert records._numba_target()["jit_svml"] == "on"
+    monkeypatch.setattr(config, "USING_SVML", False, raising=False)
+    assert "jit_svml" not in records._numba_target()
