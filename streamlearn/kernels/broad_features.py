@@ -4,6 +4,9 @@ Broad features ``a = [z, tanh(t·(z We + be))]`` with ``z = x Wf + bf`` (Online-
 eqs. 1, 28 and 3; ``φ`` the identity, ``σ = tanh``) and prediction scores ``ŷ = Wᵀa``
 (Alg. 1 line 5). Kernels take C-contiguous float64 arrays and scalars and write into
 preallocated arrays. The plain-NumPy references are in ``tests/reference/broad_features.py``.
+``σ`` is the C library's ``tanh`` (:data:`Squash.LIBM_TANH`, every learner's default) or
+:func:`streamlearn.kernels.vector_math.tanh` (:data:`Squash.VECTOR_TANH`, vectorised,
+within 2 ulp; the blocked learners').
 """
 
 from __future__ import annotations
@@ -14,14 +17,25 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-__all__ = ["FEATURE_TILE", "FeatureStatus", "argmax_first", "broad_features", "enhancement_absmax",
-           "scores"]
+from streamlearn.kernels import vector_math
+
+__all__ = ["FEATURE_TILE", "FeatureStatus", "Squash", "argmax_first", "broad_features",
+           "enhancement_absmax", "scores"]
 
 
 #: columns of ``Wf`` and ``We`` per tile of :func:`broad_features` (four rows' partial
 #: sums of a tile, 8 KiB, stay in L1 while ``W``'s rows pass; measured in the README,
 #: section "Timing"). Each node's sum does not depend on it (tested).
 FEATURE_TILE = 256
+
+
+class Squash(IntEnum):
+    """The function applied to a block of nodes: none (the feature nodes, eq. 1) or the
+    enhancement nodes' ``tanh`` (eq. 28), the C library's or the vectorised one."""
+
+    NONE = 0
+    LIBM_TANH = 1
+    VECTOR_TANH = 2
 
 
 class FeatureStatus(IntEnum):
@@ -135,10 +149,10 @@ def _affine_four(S: np.ndarray, r0: int, p: int, W: np.ndarray, b: np.ndarray,
 
 @njit(cache=True)
 def _affine_rows(S: np.ndarray, k: int, W: np.ndarray, b: np.ndarray, scale: float,
-                 squash: bool, out: np.ndarray, col: int) -> None:
+                 squash: int, out: np.ndarray, col: int) -> None:
     # out[r, col + j] = f(b[j] + sum_{i<k} S[r, i] W[i, j]) for every row r of S, f =
-    # tanh(scale ·) with squash, the identity without; the sums in ascending i as
-    # _preactivations makes them: four rows at a time (_affine_four), a tile of W's
+    # tanh(scale ·) (squash a Squash code), the identity with Squash.NONE; the sums in
+    # ascending i as _preactivations makes them: four rows at a time (_affine_four), a tile of W's
     # columns at a time; the rows left over (n mod 4, the one row of a per-sample call)
     # one at a time over all columns, as _preactivations (the same bits)
     n, q = S.shape[0], W.shape[1]
@@ -158,10 +172,14 @@ def _affine_rows(S: np.ndarray, k: int, W: np.ndarray, b: np.ndarray, scale: flo
         _store(dst, scale, squash, dst)
 
 
-@njit(cache=True)
-def _store(src: np.ndarray, scale: float, squash: bool, dst: np.ndarray) -> None:
-    # dst = tanh(scale src) with squash, else src (dst may be src)
-    if squash:
+@njit(cache=True, error_model="numpy")  # numpy's: vector_math.tanh's loop vectorises
+def _store(src: np.ndarray, scale: float, squash: int, dst: np.ndarray) -> None:
+    # dst = tanh(scale src) (the C library's or vector_math's, by the Squash code), or src
+    # with Squash.NONE (dst may be src)
+    if squash == 2:
+        for j in range(src.shape[0]):
+            dst[j] = vector_math.tanh(scale * src[j])
+    elif squash == 1:
         for j in range(src.shape[0]):
             dst[j] = math.tanh(scale * src[j])
     else:
@@ -220,8 +238,11 @@ def broad_features(
     scale: float,
     row_zscore: int,
     out: np.ndarray,
+    squash: int = 1,
 ) -> int:
-    """Broad features ``a = [z, tanh(scale·(z We + be))]`` of every row of ``X``.
+    """Broad features ``a = [z, tanh(scale·(z We + be))]`` of every row of ``X``; ``tanh``
+    the C library's (``squash`` = :data:`Squash.LIBM_TANH`, the default) or
+    :func:`~streamlearn.kernels.vector_math.tanh` (:data:`Squash.VECTOR_TANH`).
 
     ``Wf`` is ``(d, n1·n2)`` and ``bf`` ``(n1·n2,)`` (the ``n2`` feature groups of eq. 1
     side by side), ``We`` is ``(n1·n2, n3·n4)`` and ``be`` ``(n3·n4,)`` (the ``n4``
@@ -239,8 +260,8 @@ def broad_features(
             _inputs(X[r], row_zscore, Xs[r])
     else:
         Xs = X
-    _affine_rows(Xs, d, Wf, bf, 1.0, False, out, 0)  # z (eq. 1)
-    _affine_rows(out, p, We, be, scale, True, out, p)  # tanh(scale h) (eq. 28)
+    _affine_rows(Xs, d, Wf, bf, 1.0, 0, out, 0)  # z (eq. 1)
+    _affine_rows(out, p, We, be, scale, squash, out, p)  # tanh(scale h) (eq. 28)
     status = FeatureStatus.OK
     for r in range(n):
         if not _finite(out[r]):

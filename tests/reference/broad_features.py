@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.reference import vector_math
 
-def broad_features(X, Wf, bf, We, be, scale=1.0, row_zscore=False):
-    """``a = [z, tanh(scale (z We + be))]``, ``z = x Wf + bf`` (eqs. 1, 28, 3)."""
+
+def broad_features(X, Wf, bf, We, be, scale=1.0, row_zscore=False, vector_tanh=False):
+    """``a = [z, tanh(scale (z We + be))]``, ``z = x Wf + bf`` (eqs. 1, 28, 3); ``tanh``
+    NumPy's, or with ``vector_tanh`` the reference of the kernels' vectorised one."""
     X = np.asarray(X, dtype=np.float64)
     if row_zscore:
         X = X - X.mean(axis=1, keepdims=True)
         sd = np.sqrt((X**2).mean(axis=1, keepdims=True))
         X = X / np.where(sd > 0, sd, 1.0)
     Z = X @ Wf + bf
-    H = np.tanh(scale * (Z @ We + be))
+    H = (vector_math.tanh if vector_tanh else np.tanh)(scale * (Z @ We + be))
     return np.hstack([Z, H])
 
 

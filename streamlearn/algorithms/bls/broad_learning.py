@@ -54,6 +54,7 @@ from streamlearn.base import Classifier
 from streamlearn.errors import UserError
 from streamlearn.kernels.broad_features import (
     FeatureStatus,
+    Squash,
     argmax_first,
     broad_features,
     enhancement_absmax,
@@ -109,6 +110,9 @@ class BroadFeatureMap:
     defer_scale
         Leave ``t`` unset: :meth:`transform` raises until :meth:`set_scale` is called
         (used by the shrinkage warm-up).
+    vector_tanh
+        ``σ`` by :func:`streamlearn.kernels.vector_math.tanh` (vectorised, within 2 ulp,
+        the same bits on every CPU) instead of the C library's ``tanh`` (the default).
 
     Attributes
     ----------
@@ -133,8 +137,10 @@ class BroadFeatureMap:
         row_zscore: bool = False,
         orth_enhancement: bool = False,
         defer_scale: bool = False,
+        vector_tanh: bool = False,
     ) -> None:
         d, p = int(n_features), n1 * n2
+        self.squash = Squash.VECTOR_TANH if vector_tanh else Squash.LIBM_TANH
         self.n_features, self.n1, self.n2, self.n3, self.n4 = d, n1, n2, n3, n4
         self.row_zscore = bool(row_zscore)
         self.m = p + n3 * n4
@@ -186,7 +192,8 @@ class BroadFeatureMap:
             raise ValueError(f"expected X of shape (n, {self.n_features}), got {X.shape}")
         out = np.empty((X.shape[0], self.m))
         status = broad_features(
-            X, self._Wf, self._bf, self._We, self._be, scale, int(self.row_zscore), out
+            X, self._Wf, self._bf, self._We, self._be, scale, int(self.row_zscore), out,
+            int(self.squash),
         )
         if status != FeatureStatus.OK:
             raise UserError(
@@ -269,6 +276,8 @@ class BLSClassifier(Classifier):
         Output weights ``(m, c)``; ``W^(0) = 0`` (Alg. 1 line 1).
     """
 
+    #: ``σ`` by the vectorised ``tanh`` (:class:`BroadFeatureMap`'s ``vector_tanh``)
+    _vector_tanh: ClassVar[bool] = False
     _constraints: ClassVar[dict[str, Constraint]] = {
         "n1": Interval(1, None, integer=True),
         "n2": Interval(1, None, integer=True),
@@ -368,6 +377,7 @@ class BLSClassifier(Classifier):
             defer_scale=self.enh_shrink is not None,
             row_zscore=self.row_zscore,
             orth_enhancement=self.orth_enhancement,
+            vector_tanh=self._vector_tanh,
         )
         if self.enh_shrink is not None and self.shrink_source == "box":
             bound = self.features_.preactivation_bound(self.input_low, self.input_high)
