@@ -56,6 +56,18 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
         yield path
 
 
+@pytest.fixture(autouse=True)
+def fresh_outside_state_memory() -> Iterator[None]:
+    """Each test starts with no learner class marked as having changed its outside state
+    (``user_learner_checks._STATE_CHANGED_BY`` lives as long as the process, as a run's
+    worker does); test learner classes reuse names across tests."""
+    from streamlearn.protocols import user_learner_checks
+
+    user_learner_checks._STATE_CHANGED_BY.clear()
+    yield
+    user_learner_checks._STATE_CHANGED_BY.clear()
+
+
 @pytest.fixture
 def data_dir() -> Path:
     """Directory with the real dataset files; the test is skipped when it is absent."""

@@ -49,7 +49,11 @@ from streamlearn.protocols.prequential_loop import (
 )
 from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
 from streamlearn.protocols.subset_scoring import score_subset
-from streamlearn.protocols.user_learner_checks import check_user_learner, is_library_learner
+from streamlearn.protocols.user_learner_checks import (
+    check_user_learner,
+    is_library_learner,
+    outside_state,
+)
 from streamlearn.protocols.validation import fold_schedule, parse_validation
 from streamlearn.registry import register_protocol
 
@@ -115,6 +119,7 @@ class PrequentialProtocol(Protocol):
         (``fused``, the plain test-then-train run), its fused path must be its loop; the
         check to make after the run is returned."""
         X, y = read_only(data.X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
+        state = None if is_library_learner(learner) else outside_state(learner)
         learner.warm_up(X, y)
         clone = learner.clone()
         clone.reset(data.X.shape[1], data.n_classes)  # type: ignore[attr-defined]
@@ -124,7 +129,7 @@ class PrequentialProtocol(Protocol):
         if is_library_learner(learner):
             return None
         return check_user_learner(learner, X, y, n_classes=data.n_classes,
-                                  fused=fused and self._runs_fused)
+                                  fused=fused and self._runs_fused, state=state)
 
     @property
     def _runs_fused(self) -> bool:

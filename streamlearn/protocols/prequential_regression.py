@@ -50,7 +50,11 @@ from streamlearn.protocols.prequential_classification import (
 )
 from streamlearn.protocols.prequential_loop import read_only, run_prequential
 from streamlearn.protocols.scoring import checkpoint_positions, kind_blocks, score_curves
-from streamlearn.protocols.user_learner_checks import check_user_learner, is_library_learner
+from streamlearn.protocols.user_learner_checks import (
+    check_user_learner,
+    is_library_learner,
+    outside_state,
+)
 from streamlearn.registry import register_protocol
 
 __all__ = ["PrequentialRegression", "PrequentialSeriesRegression"]
@@ -213,6 +217,7 @@ class PrequentialRegression(PrequentialProtocol):
                 ) -> Callable[[], None] | None:
         X = self._inputs(learner, data)
         Xw, yw = read_only(X[:WARM_UP_ROWS]), read_only(data.y[:WARM_UP_ROWS])
+        state = None if is_library_learner(learner) else outside_state(learner)
         learner.warm_up(Xw, yw)
         clone = learner.clone()
         clone.reset(X.shape[1], None)  # type: ignore[attr-defined]
@@ -220,7 +225,7 @@ class PrequentialRegression(PrequentialProtocol):
         run_prequential(clone, X[:k], data.y[:k], chunk_size=max(k, 1))  # type: ignore[arg-type]
         if is_library_learner(learner):
             return None
-        return check_user_learner(learner, Xw, yw, fused=fused)
+        return check_user_learner(learner, Xw, yw, fused=fused, state=state)
 
     def run(self, learner: Learner, data: PreparedData, ctx: RunContext) -> RunResult:
         on_series = "series" in data.extra

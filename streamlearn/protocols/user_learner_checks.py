@@ -15,7 +15,8 @@ numbers that are not the protocol's while the run exits 0, so each run checks th
    then learn ``(x_k, y_k)``); ``predict_learn_many`` is allowed only as a faster way to
    compute the same predictions. A fused path that predicts after learning, skips a chunk's
    last update or keeps state across chunks wrongly is caught by running it in chunks of
-   :data:`CHECK_CHUNK` (so chunk boundaries are crossed) against the loop.
+   :data:`CHECK_CHUNK` (so chunk boundaries are crossed), and once more as one chunk of
+   all the checked rows (a fault that shows only in long chunks), against the loop.
 
 A failure is a :class:`~streamlearn.protocols.prequential_loop.PredictionError` naming the
 first sample that differs (and, for the first check, the class or module attributes the
@@ -23,10 +24,17 @@ learner changed): that run fails, the others are kept, the command exits 1.
 
 After the timed run, one more fresh copy must predict the first rows as the first pass
 did: state leaked outside the instance while the whole run learnt (e.g. a class-level
-counter that changes predictions only past some size) fails the run then.
+counter that changes predictions only past some size) fails the run then. And the data the
+learner can reach outside its instance (:func:`outside_state`: its classes' attributes and
+its modules' globals) must be what it was before the first check: a learner that changed
+it (a cache filled on its first ``learn_one``, a counter of the copies built) fails, and so
+does every later run of its class in the same process, which would start from what the
+earlier runs left (:data:`_STATE_CHANGED_BY`), whatever its predictions show.
 
 What they cannot see: a fused path's fault that shows only after the checked rows (e.g.
-once a budget fills), and leaked state whose effect on the first rows repeats with a period
+once a budget fills) or only in chunks longer than them, state kept where
+:func:`outside_state` does not look (another module, a C extension), and leaked
+state whose effect on the first rows repeats with a period
 that divides both the :data:`CHECK_ROWS` learnt between the two passes (a prime, so no
 period below it does) and everything learnt before the check after the run.
 """
@@ -34,6 +42,7 @@ period below it does) and everything learnt before the check after the run.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import pickle
 import random
 import sys
@@ -46,7 +55,8 @@ from streamlearn.base import Learner, has_predict_learn_many
 from streamlearn.protocols.prequential_loop import PredictionError, run_prequential
 
 __all__ = ["CHECK_CHUNK", "CHECK_ROWS", "CHECK_SEED", "REGRESSION_RTOL", "check_user_learner",
-           "check_user_node_learner", "global_generators_seeded", "is_library_learner"]
+           "check_user_node_learner", "disagreements", "global_generators_seeded",
+           "is_library_learner", "outside_state", "state_changes"]
 
 #: chunk size of the fused pass: small and odd, so a short prefix crosses many boundaries
 CHECK_CHUNK = 37
@@ -64,6 +74,11 @@ CHECK_SEED = 20_261_129
 #: fused path may sum in another order (a BLAS matrix-vector product against per-sample
 #: dot products), which moves no printed digit; a class label must agree exactly
 REGRESSION_RTOL = 1e-9
+
+
+#: learner classes (``module.qualname``) whose outside state a run of this process changed,
+#: with the names changed: every later run of such a class here fails
+_STATE_CHANGED_BY: dict[str, str] = {}
 
 
 def is_library_learner(learner: Learner) -> bool:
@@ -89,7 +104,7 @@ def global_generators_seeded(seed: int) -> Iterator[None]:
         np.random.set_state(np_state)  # noqa: NPY002
 
 
-def _disagreements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def disagreements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Indices where two prediction arrays of the same shape disagree."""
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a, b = a.astype(np.float64), b.astype(np.float64)
@@ -98,11 +113,12 @@ def _disagreements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.flatnonzero(a != b)
 
 
-def _outside_state(learner: Learner) -> dict[str, bytes]:
-    """A fingerprint of the data a learner can reach outside its instance: the attributes
-    of its classes (and of the user's class a wrapper holds as ``target``; not those of the
-    library, NumPy or builtins) and the globals of their modules, functions, classes and
-    modules left out."""
+def outside_state(learner: Learner) -> dict[str, bytes]:
+    """A fingerprint (a digest per name) of the data a learner can reach outside its
+    instance: the attributes of its classes (and of the user's class a wrapper holds as
+    ``target``; not those of the library, NumPy or builtins) and the globals of their
+    modules; functions, classes, modules and what does not pickle (a lock, a thread pool
+    made on first use: resources, not data) left out."""
     classes = list(type(learner).__mro__)
     target = getattr(learner, "target", None)  # a plain user class, wrapped by components
     if isinstance(target, type):
@@ -123,10 +139,69 @@ def _outside_state(learner: Learner) -> dict[str, bytes]:
                     value, (type, type(sys), property, staticmethod, classmethod)):
                 continue
             try:
-                prints[f"{owner}.{name}"] = pickle.dumps(value)
-            except Exception:  # an unpicklable value: its repr will do
-                prints[f"{owner}.{name}"] = repr(value).encode()
+                data = pickle.dumps(value)
+            except Exception:  # a resource (a lock, a thread pool, a file), not data
+                prints[f"{owner}.{name}"] = _RESOURCE
+                continue
+            prints[f"{owner}.{name}"] = hashlib.blake2b(data, digest_size=16).digest()
     return prints
+
+
+def _class_key(learner: Learner) -> str:
+    """The learner's class (and a wrapped user class's) as ``module.qualname``."""
+    classes = [type(learner)]
+    target = getattr(learner, "target", None)
+    if isinstance(target, type):
+        classes.append(target)
+    return "+".join(f"{c.__module__}.{c.__qualname__}" for c in classes)
+
+
+def _refuse_earlier_change(learner: Learner, who: str) -> None:
+    """Fail a run of a class whose outside state an earlier run of this process changed."""
+    names = _STATE_CHANGED_BY.get(_class_key(learner))
+    if names is not None:
+        raise PredictionError(
+            f"{who} keeps state outside the instance: an earlier run of {who} in this "
+            f"process changed {names}, so this run would start from what that run left and "
+            f"its numbers are not recorded. Keep all state on the instance (set it in "
+            f"`reset`).")
+
+
+#: the fingerprint of a value that does not pickle: a resource, whose changes are not
+#: compared (a pool made on first use is not state that predictions depend on)
+_RESOURCE = b"resource"
+
+
+def state_changes(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    """The names whose data differ between two :func:`outside_state` fingerprints (one
+    added or removed included; a resource, on either side, not)."""
+    out = []
+    for k in sorted(set(before) | set(after)):
+        a, b = before.get(k), after.get(k)
+        if a != b and _RESOURCE not in (a, b):
+            out.append(k)
+    return out
+
+
+def _state_changed(learner: Learner, before: dict[str, bytes]) -> str:
+    """The names of the learner's outside state that differ from ``before`` ("" when none);
+    a change is remembered for the class's later runs in this process."""
+    names = ", ".join(state_changes(before, outside_state(learner)))
+    if names:
+        _STATE_CHANGED_BY[_class_key(learner)] = names
+    return names
+
+
+def _check_outside_state(learner: Learner, who: str, names: str) -> None:
+    """Fail when the learner changed its outside state (``names``, from
+    :func:`_state_changed`)."""
+    if names:
+        raise PredictionError(
+            f"{who} keeps state outside the instance: while it was checked and run it "
+            f"changed {names} (state shared by every instance), so each run would start "
+            f"from what the runs before it left; this run's numbers are not recorded. Keep "
+            f"all state on the instance (set it in `reset`); `streamlearn check` runs the "
+            f"same test.")
 
 
 def _loop(learner: Learner, X: np.ndarray, y: np.ndarray, n_classes: int | None,
@@ -138,7 +213,7 @@ def _loop(learner: Learner, X: np.ndarray, y: np.ndarray, n_classes: int | None,
 
 def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
                        n_classes: int | None = None, fused: bool = False,
-                       ) -> Callable[[], None]:
+                       state: dict[str, bytes] | None = None) -> Callable[[], None]:
     """Raise :class:`PredictionError` when ``learner`` (each pass on a fresh reset copy,
     ``learner.clone()``) is not reproducible over ``(X, y)``, the run's first rows as it
     will see them (the first :data:`CHECK_ROWS` are used), or, with ``fused`` (the run will
@@ -147,8 +222,11 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
     loop.
 
     Returns the check to make after the timed run: one more fresh copy must predict those
-    rows as the first pass did. State left outside the instance by the checks and the run
-    (e.g. a class-level counter that changes predictions only past some size) fails it."""
+    rows as the first pass did, and the learner's outside state must be ``state``
+    (:func:`outside_state`, taken before the protocol's warm-up touched the learner; by
+    default now). State left outside the instance by the warm-up, the checks and the run (a
+    cache filled once, a class-level counter that changes predictions only past some size)
+    fails it."""
     X, y = X[:CHECK_ROWS], y[:CHECK_ROWS]
     n = X.shape[0]
     if n == 0:
@@ -160,14 +238,16 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
         return copy
 
     who = type(learner).__name__
+    _refuse_earlier_change(learner, who)
+    state = outside_state(learner) if state is None else state
     first = _loop(fresh(), X, y, n_classes)
     second = _loop(fresh(), X, y, n_classes)
-    differ = _disagreements(first, second)
+    differ = disagreements(first, second)
     if differ.size:  # what does a third pass change? (only now: a module may hold a lot)
-        before = _outside_state(learner)
+        before = outside_state(learner)
         _loop(fresh(), X, y, n_classes)
-        after = _outside_state(learner)
-        changed = sorted(k for k in after if before.get(k) != after[k])
+        after = outside_state(learner)
+        changed = state_changes(before, after)
         cause = (f"Between the two it changed {', '.join(changed)}: state shared by every "
                  f"instance, so each run would start from what the runs before it left. "
                  if changed else
@@ -186,7 +266,8 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
 
     def after_run() -> None:
         again = _loop(fresh(), X, y, n_classes)
-        late = _disagreements(first, again)
+        changed = _state_changed(learner, state)
+        late = disagreements(first, again)
         if late.size:
             i = int(late[0])
             raise PredictionError(
@@ -198,24 +279,34 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
                 f"while it learns), so this run's numbers depend on what ran before it in "
                 f"the process and are not recorded. Keep all state on the instance (set "
                 f"it in `reset`).")
+        _check_outside_state(learner, who, changed)
 
     if not fused or not has_predict_learn_many(learner):
         return after_run
+    for chunk in dict.fromkeys((CHECK_CHUNK, n)):  # short chunks, then one long chunk
+        _fused_is_the_loop(fresh(), X, y, n_classes, chunk, first, who)
+    return after_run
+
+
+def _fused_is_the_loop(learner: Learner, X: np.ndarray, y: np.ndarray,
+                       n_classes: int | None, chunk: int, first: np.ndarray, who: str) -> None:
+    """Raise :class:`PredictionError` when ``predict_learn_many`` over chunks of ``chunk``
+    rows predicts otherwise than the loop did (``first``)."""
+    n = X.shape[0]
     with global_generators_seeded(CHECK_SEED):
-        many = run_prequential(fresh(), X, y, chunk_size=CHECK_CHUNK, use_many=True,
+        many = run_prequential(learner, X, y, chunk_size=chunk, use_many=True,
                                n_classes=n_classes).y_pred
-    differ = _disagreements(first, many)
+    differ = disagreements(first, many)
     if differ.size:
         i = int(differ[0])
         raise PredictionError(
             f"{who}.predict_learn_many predicts differently from {who}'s "
             f"predict_one/learn_one loop on {differ.size} of the run's first {n} samples "
-            f"(chunks of {CHECK_CHUNK}); first at sample {i}: the loop predicts "
+            f"(chunks of {chunk}); first at sample {i}: the loop predicts "
             f"{first[i].item()!r}, predict_learn_many {many[i].item()!r}. The protocol is "
             f"the per-sample loop, so this run's numbers would not be the protocol's. Make "
             f"predict_learn_many give the loop's predictions (`streamlearn check` runs the "
             f"same test), or set `evaluation: {{fused: false}}` to run the loop.")
-    return after_run
 
 
 def check_user_node_learner(learner: Learner, grow: Callable[[Learner], list[np.ndarray]],
@@ -246,18 +337,23 @@ def check_user_node_learner(learner: Learner, grow: Callable[[Learner], list[np.
                 f"it in `reset`) and draw random numbers from a generator seeded by a "
                 f"`seed` parameter.")
 
+    _refuse_earlier_change(learner, who)
+    state = outside_state(learner)
     first = predictions()
     second = predictions()
     if (first != second).any():
-        before = _outside_state(learner)
+        before = outside_state(learner)
         predictions()
-        after = _outside_state(learner)
-        changed = sorted(k for k in after if before.get(k) != after[k])
+        after = outside_state(learner)
+        changed = state_changes(before, after)
         differ(first, second, "before the run",
                f"Between the two it changed {', '.join(changed)}. " if changed else "")
 
     def after_run() -> None:
-        differ(first, predictions(), "after the run (against before it)",
+        again = predictions()
+        changed = _state_changed(learner, state)
+        differ(first, again, "after the run (against before it)",
                "It keeps state outside the instance that the run changed. ")
+        _check_outside_state(learner, who, changed)
 
     return after_run

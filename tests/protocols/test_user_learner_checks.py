@@ -116,6 +116,39 @@ class LateLeaky(Majority):
         super().learn_one(x, y)
 
     predict_learn_many = None
+
+
+class LazyScale(Majority):
+    """Keeps a scale on the class, set by the first sample any instance learns (a bug):
+    every later run starts from the first run's scale, and its predictions never show it
+    to two fresh copies in one process."""
+
+    scale = None
+
+    def predict_one(self, x):
+        if LazyScale.scale is not None and x[0] * LazyScale.scale > 1.0:
+            return int(np.argmin(self.counts))
+        return int(np.argmax(self.counts))
+
+    def learn_one(self, x, y):
+        if LazyScale.scale is None:
+            LazyScale.scale = 1.0 / (abs(float(x[0])) + 0.05)
+        super().learn_one(x, y)
+
+    predict_learn_many = None
+
+
+class LongChunks(Majority):
+    """A fused path that is the loop in chunks of up to 64 samples; in longer chunks it
+    predicts every sample by the model of the chunk's start (a bug)."""
+
+    def predict_learn_many(self, X, y):
+        if len(y) <= 64:
+            return super().predict_learn_many(X, y)
+        out = np.full(len(y), int(np.argmax(self.counts)), dtype=np.int64)
+        for yi in y:
+            self.counts[yi] += 1
+        return out
 '''
 
 
@@ -219,7 +252,6 @@ def test_state_leaked_by_the_whole_run_is_caught_after_it(user_dir):
     X, y = _blobs(600)
     learner = _learner("LateLeaky")
     after_run = check_user_learner(learner, X, y, n_classes=3)  # 502 learnt: unseen yet
-    after_run()
     run = learner.clone()  # the timed run learns 600 more: past 800 in all
     run.reset(2, 3)
     for xi, yi in zip(X, y, strict=True):
@@ -229,6 +261,40 @@ def test_state_leaked_by_the_whole_run_is_caught_after_it(user_dir):
                        r"run, a fresh copy .* predicts \d+ of the run's first 251 samples "
                        r"differently"):
         after_run()
+
+
+def test_state_changed_on_the_class_fails_the_run_even_when_predictions_agree(user_dir):
+    # LateLeaky's count changes below the size where its predictions do: the first run's
+    # state check fails it, and every later run of the class in this process fails too
+    X, y = _blobs(600)
+    learner = _learner("LateLeaky")
+    after_run = check_user_learner(learner, X, y, n_classes=3)
+    with pytest.raises(PredictionError, match=r"LateLeaky keeps state outside the "
+                       r"instance: while it was checked and run it changed "
+                       r"LateLeaky.total"):
+        after_run()
+    with pytest.raises(PredictionError, match=r"an earlier run of LateLeaky in this "
+                       r"process changed LateLeaky.total"):
+        check_user_learner(learner, X, y, n_classes=3)
+
+
+def test_a_class_attribute_set_once_fails_every_run_of_the_process(user_dir):
+    # hunt 5 (7 Dec): LazyScale passed every check and its later runs used the first
+    # run's scale (seed 1: 75.6 % OCA after seed 0 in one process, 78.7 % alone)
+    X, y = _blobs(300)
+    for seed in range(2):
+        with pytest.raises(PredictionError, match=r"LazyScale keeps state outside the "
+                           r"instance.*LazyScale.scale"):
+            check_user_learner(_learner("LazyScale"), X[seed:], y[seed:], n_classes=3)()
+
+
+def test_a_fused_path_wrong_only_in_long_chunks_is_refused(user_dir):
+    # hunt 5 (7 Dec): exact in chunks of 37, so the run published 47.0 % against the
+    # loop's 81.1 % with chunks of 1000
+    X, y = _blobs(300)
+    with pytest.raises(PredictionError, match=r"LongChunks.predict_learn_many predicts "
+                       r"differently .* \(chunks of 251\)"):
+        check_user_learner(_learner("LongChunks"), X, y, n_classes=3, fused=True)
 
 
 def test_a_learner_with_an_unseeded_generator_is_refused(user_dir):
@@ -299,6 +365,7 @@ def test_from_the_cli_the_bad_fused_run_fails_and_the_others_are_kept(user_dir, 
 @pytest.mark.parametrize(("learner", "message"), [
     ("Leaky", "Between the two it changed Leaky.seen"),  # seen before the run
     ("LateLeaky", "after the run, a fresh copy"),  # seen only after the run
+    ("LazyScale", "while it was checked and run it changed LazyScale.scale"),  # set once
 ])
 def test_from_the_cli_a_learner_leaking_state_fails_and_the_others_are_kept(
         user_dir, capsys, learner, message):
@@ -346,3 +413,18 @@ def test_streamlearn_check_refuses_state_on_the_class_too(user_dir, capsys):
     assert "FAIL seeded_reproducible" in " ".join(text.split())
     rc, text = run_cli(["check", "fusedmod:Noisy"], capsys)
     assert "PASS seeded_reproducible" in " ".join(text.split()), text
+
+
+def test_from_the_cli_every_seed_of_a_class_that_set_state_once_fails(user_dir, capsys):
+    # hunt 5 (7 Dec): after the first run had set LazyScale.scale, the later seeds of the
+    # process passed every check and were recorded with the first run's scale, exit 0
+    cfg = _config(user_dir, [{"name": "fusedmod:LazyScale", "label": "Lazy"}])
+    spec = yaml.safe_load(cfg.read_text())
+    spec["seeds"] = [0, 1, 2]
+    cfg.write_text(yaml.safe_dump(spec))
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1, text
+    recs = {p.stem: json.loads(p.read_text()) for p in (user_dir / "out" / "runs").glob("*.json")}
+    assert len(recs) == 3 and all(r["status"] == "failed" for r in recs.values())
+    assert sum("an earlier run of LazyScale in this process" in r["error"]
+               for r in recs.values()) == 2
