@@ -9,7 +9,8 @@ starts (a mismatch is refused, exit code 3)::
         params:
           path: data/mydata.csv       # relative paths: from the working directory
           target: label               # column name, or index (0-based, -1 = last)
-          header: null                # null: detected (a non-numeric first row is a header)
+          header: null                # null: detected (a non-numeric first row is a header;
+                                      #   numbers with a unique text target: set it)
           sha256: 3f1a...             # optional; `sha256sum FILE` prints it
 
 Rows keep the file's order (``shuffle: true`` in the config shuffles them per seed).
@@ -40,6 +41,7 @@ from streamlearn.datasets.formats.cells import (
     is_number,
     ragged_row_error,
     refuse_continuous_labels,
+    refuse_missing_labels,
     refuse_non_finite,
     refuse_other_separator,
     refuse_repeated_names,
@@ -177,21 +179,14 @@ class _FileStream(Stream):
                  column: str = "target") -> np.ndarray:
         """Class indices (classification) or floats (regression) from raw target values.
 
-        A missing target (empty, ``?``, ``nan``, ``inf``) is an error naming the file, the
-        line and the column: it must not become a class of its own."""
+        A missing target (empty, ``?``, ``NA``, ``N/A``, ``NULL``, ``None``, ``nan``,
+        ``inf``, in any letter case) is an error naming the file, the line and the column:
+        it must not become a class of its own."""
         src = self._file()
         where = f"column {column}" if column != "target" else "the target column"
         if self.task == "classification":
             if raw.dtype.kind in "US":
-                text = np.char.strip(raw.astype(str))
-                missing = np.flatnonzero(np.isin(np.char.lower(text),
-                                                 list(MISSING_LABELS)))
-                if missing.size:
-                    i = int(missing[0])
-                    shown = "empty" if not text[i] else f"{str(text[i])!r}, a missing value"
-                    raise DataError(f"{row_place(src, lines, i)}, {where}: the target is {shown}; "
-                                    "a missing target cannot be a class. Fill or drop such "
-                                    "rows.")
+                refuse_missing_labels(raw, src, lines, where)
                 try:  # numeric labels in a text file: numeric order (2 before 10)
                     raw = raw.astype(np.float64)
                 except ValueError:
@@ -239,7 +234,8 @@ class CSVStream(_FileStream):
         The target column: its header name, or its index (0-based; -1 = the last).
     header
         Whether the first row holds column names; ``None`` detects it (a first row with a
-        non-numeric cell outside the target column is a header).
+        non-numeric cell outside the target column is a header; numeric features with a
+        text target that no other row has, e.g. ``400,410,label``, are refused: set it).
     delimiter
         Field separator (one character; no quoted fields).
     sha256
@@ -291,6 +287,8 @@ class CSVStream(_FileStream):
                                        source=src)
         except DataError:
             raise ragged_row_error(text, lines, self.delimiter, len(first), src) from None
+        if self.header is None and not header:
+            self._refuse_ambiguous_first_row(table[:, j], lines[0])
         feats = [k for k in range(len(first)) if k != j]
         if not feats:
             raise UserError(f"{src} has only the target column; a stream needs features.")
@@ -298,6 +296,23 @@ class CSVStream(_FileStream):
         refuse_non_finite(X, src, lines, [names[k] for k in feats], table[:, feats])
         y = self._targets(table[:, j], lines, names[j])
         return X, y
+
+    def _refuse_ambiguous_first_row(self, targets: np.ndarray, line: int) -> None:
+        """Refuse to guess whether a first row of numbers with a text target is a header:
+        ``400,410,label`` (numeric column names) read as data had made ``label`` a class of
+        one sample, and OCA and kappa wrong, with exit code 0. It is data when its target
+        value occurs again (or is a missing marker, refused as such later)."""
+        if self.task != "classification":
+            return  # a text target is no number: refused by _targets, naming the line
+        values = [str(v).strip() for v in targets.tolist()]
+        first = values[0]
+        if is_number(first) or first.lower() in MISSING_LABELS or first in values[1:]:
+            return
+        raise UserError(
+            f"{self._file()}, line {line}: is the first row a header or data? Its features "
+            f"are numbers but its target {first!r} is text that no other row has (read as "
+            f"data, it would be a class of one sample). Add header: true (the row names "
+            f"the columns) or header: false (it is a sample) to the stream's params.")
 
 
 @register_stream("arff")
@@ -370,6 +385,8 @@ class ARFFStream(_FileStream):
                 raise DataError(f"{row_place(src, lines, bad[0])}, column {arff.names[j]}: the "
                                 f"class {shown_cell(value)} is not one of the declared values "
                                 f"{{{', '.join(kind)}}}.")
+            # a declared missing marker too (Weka's CSVLoader makes R's NA a nominal value)
+            refuse_missing_labels(raw, src, lines, f"column {arff.names[j]}")
             codes, _ = encode_labels(raw, classes=kind, source=src)
             return X, codes
         return X, self._targets(raw, lines, arff.names[j])

@@ -344,7 +344,8 @@ def csv_files(draw: st.DrawFn, op: str | None = None) -> DataFile:
     names = [f"f{j}" for j in range(d)] + ["label"]
     rows = [[repr(v) for v in row] + [lab] for row, lab in zip(X.tolist(), labels, strict=True)]
     # without a header row, the header is detected (a non-numeric first row is one) unless
-    # the config says header: false; a corrupt first row is then a header by design
+    # the config says header: false; a corrupt first row is then a header by design, and
+    # a first row of numbers whose text label no other row has is refused (not guessed)
     declared = draw(st.booleans())
     i, j = _cell(draw, n, d)
     if not header and not declared and op in ("empty_cell", "word_cell", "quote_cell"):
@@ -386,7 +387,11 @@ def csv_files(draw: st.DrawFn, op: str | None = None) -> DataFile:
     params: dict[str, Any] = {"target": "label"} if header else {"target": -1}
     if declared:
         params["header"] = header
-    return DataFile("csv", content, params, X, _codes(labels, numeric), op, CSV_OPS[op])
+    verdict = CSV_OPS[op]
+    targets = [r[-1].strip() for r in rows]
+    if not (header or declared or numeric) and targets[0] not in targets[1:]:
+        verdict = "reject" if verdict == "same" else verdict  # header or data? not guessed
+    return DataFile("csv", content, params, X, _codes(labels, numeric), op, verdict)
 
 
 @st.composite

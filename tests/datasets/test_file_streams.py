@@ -323,7 +323,8 @@ def test_missing_csv_is_a_data_error_and_can_be_skipped(tmp_path, capsys):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["nan", "NaN", "?", "", " ", "inf", "-Infinity"])
+@pytest.mark.parametrize("value", ["nan", "NaN", "?", "", " ", "inf", "-Infinity", "NA",
+                                   "na", "N/A", "n/a", "NULL", "Null", "None", "nOnE"])
 @pytest.mark.parametrize("others", [("x", "y"), ("1", "2")], ids=["text", "numeric"])
 def test_a_missing_csv_target_is_not_a_class(tmp_path, value, others):
     p = tmp_path / "d.csv"
@@ -351,6 +352,87 @@ def test_a_missing_target_in_other_formats_is_not_a_class(tmp_path):
     np.savez(tmp_path / "d.npz", X=np.ones((3, 2)), y=np.array([0.0, np.nan, 1.0]))
     with pytest.raises(DataError, match=r"row 2, the target column: the target is nan"):
         NumpyStream(path=str(tmp_path / "d.npz")).to_arrays()
+
+
+def test_r_and_pandas_missing_markers_are_not_classes_in_any_format(tmp_path, capsys):
+    """``NA`` (R), ``NULL``, ``None``, ``N/A`` in a target had become a class of its own (5
+    classes for 4, and string order for numeric labels), exit 0; now refused in each
+    format that reads text labels, naming the file, line and column. Labels that merely
+    start alike stay classes."""
+    p = tmp_path / "d.csv"
+    p.write_text("a,b,label\n1,2,10\n3,4,NA\n5,6,2\n")
+    with pytest.raises(DataError, match=r"d\.csv, line 3, column label: the target is "
+                                         r"'NA', a missing value; .* if 'NA' is a class, give "
+                                         r"it another name"):
+        CSVStream(path=str(p), target="label").to_arrays()
+    p.write_text("1,2,x\n3,4,x\n5,6,NULL\n")  # no header row: the third line
+    with pytest.raises(DataError, match=r"d\.csv, line 3, column 2: the target is 'NULL'"):
+        CSVStream(path=str(p)).to_arrays()
+    p.write_text("a,b,label\n1,2,Nancy\n3,4,NAB\n5,6,nonempty\n")
+    assert CSVStream(path=str(p), target="label").to_arrays()[1].tolist() == [1, 0, 2]
+    arff = tmp_path / "d.arff"
+    arff.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y,NA}\n@data\n"
+                    "1,x\n2,NA\n3,y\n")  # Weka's CSVLoader declares R's NA as a value
+    with pytest.raises(DataError, match=r"d\.arff, line 6, column c: the target is 'NA', a "
+                                         r"missing value"):
+        ARFFStream(path=str(arff)).to_arrays()
+    arff.write_text("@relation r\n@attribute a numeric\n@attribute c numeric\n@data\n"
+                    "1,0\n2,1\n3,n/a\n")
+    with pytest.raises(DataError, match=r"d\.arff, line 7, column c: the target is 'n/a'"):
+        ARFFStream(path=str(arff)).to_arrays()
+    np.savez(tmp_path / "d.npz", X=np.ones((3, 2)), y=np.array(["a", "None", "b"]))
+    with pytest.raises(DataError, match=r"row 2, the target column: the target is 'None'"):
+        NumpyStream(path=str(tmp_path / "d.npz")).to_arrays()
+    # through the CLI: exit code 3, the place named, nothing written
+    p.write_text("p,z,cls\n2,0.9,NA\n0,0.1,10\n2,0.5,0\n0,0.2,1\n")
+    cfg = _config(tmp_path, {"path": str(p), "target": "cls"})
+    assert _run(["run", str(cfg), "--quiet"]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert "line 2, column cls: the target is 'NA'" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "summary.md").exists()
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_first_row_of_numbers_with_a_lone_text_target_is_not_guessed(tmp_path, capsys):
+    """``400,410,label`` (wavelengths as column names) with the header detected had been
+    read as a data row: ``label`` a class of one sample, 3 classes for 2, OCA and kappa
+    wrong, exit 0. Now refused unless ``header`` says which; a first row whose target
+    occurs again is data, as before."""
+    body = "0.1,0.2,pos\n0.3,0.4,neg\n0.5,0.6,pos\n"
+    p = tmp_path / "spectral.csv"
+    for first in ("400,410,label\n", "4e2, 410.5 ,label \n"):
+        p.write_text(first + body)
+        with pytest.raises(UserError, match=r"spectral\.csv, line 1: is the first row a "
+                                             r"header or data\? .* target 'label' .* Add "
+                                             r"header: true .* or header: false"):
+            CSVStream(path=str(p)).to_arrays()
+    p.write_text("400,410,label\n0.1,0.2,1\n0.3,0.4,0\n")  # numeric classes below
+    with pytest.raises(UserError, match="header: true"):
+        CSVStream(path=str(p)).to_arrays()
+    p.write_text("400,410,label\n" + body)
+    X, y = CSVStream(path=str(p), header=True).to_arrays()
+    assert X.shape == (3, 2) and y.tolist() == [1, 0, 1]
+    X, y = CSVStream(path=str(p), target="label").to_arrays()  # a name means a header
+    assert X.shape == (3, 2) and y.tolist() == [1, 0, 1]
+    X, y = CSVStream(path=str(p), header=False).to_arrays()  # told so: a sample
+    assert X.shape == (4, 2) and y.tolist() == [0, 2, 1, 2]
+    p.write_text("0.7,0.8,neg\n" + body)  # its target occurs again: data, detected
+    X, y = CSVStream(path=str(p)).to_arrays()
+    assert X.shape == (4, 2) and y.tolist() == [0, 1, 0, 1]
+    p.write_text("0.7,0.8,NA\n" + body)  # a missing marker: refused as such
+    with pytest.raises(DataError, match=r"line 1, column 2: the target is 'NA'"):
+        CSVStream(path=str(p)).to_arrays()
+    p.write_text("400,410,label\n0.1,0.2,1.5\n")  # regression: still refused as before
+    with pytest.raises(DataError, match=r"line 1, column 2: the target 'label' is not a "
+                                         r"number"):
+        get_stream("csv_regression")(path=str(p)).to_arrays()
+    # through the CLI: a non-zero exit code, the fix named, nothing written
+    p.write_text("400,410,label\n" + body * 20)
+    cfg = _config(tmp_path, {"path": str(p), "target": -1})
+    assert _run(["run", str(cfg), "--quiet"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "header: true" in err and "header: false" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_regression_target_may_still_not_be_missing(tmp_path):

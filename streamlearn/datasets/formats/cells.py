@@ -20,6 +20,7 @@ __all__ = [
     "is_number",
     "ragged_row_error",
     "refuse_continuous_labels",
+    "refuse_missing_labels",
     "refuse_non_finite",
     "refuse_other_separator",
     "refuse_repeated_names",
@@ -28,9 +29,12 @@ __all__ = [
     "target_column",
 ]
 
-#: target values that mean "missing" in a text file; none of them may become a class
+#: target values that mean "missing" in a text file (compared in lower case, stripped);
+#: none of them may become a class. ``na``, ``n/a``, ``null``, ``none``: R's and pandas'
+#: markers (an ``NA`` target had become a class of its own, the classes in string order)
 MISSING_LABELS = frozenset({"", "?", "nan", "+nan", "-nan", "inf", "+inf", "-inf",
-                             "infinity", "+infinity", "-infinity"})
+                             "infinity", "+infinity", "-infinity",
+                             "na", "n/a", "null", "none"})
 
 
 #: more distinct non-integer numeric labels than this is a regression target, not classes
@@ -53,6 +57,23 @@ def refuse_continuous_labels(labels: np.ndarray, src: Path, where: str, name: st
             f"(each value would be a class of its own). Run it as a regression stream "
             f"(`name: {name}_regression` under `protocol: prequential-regression`), or map "
             f"it to classes first.")
+
+
+def refuse_missing_labels(raw: np.ndarray, src: Path, lines: list[int] | None,
+                          where: str) -> None:
+    """Refuse a text target that is a missing-value marker (:data:`MISSING_LABELS`, any
+    letter case), naming the file, the line and the column: it must not become a class."""
+    text = np.char.strip(raw.astype(str))
+    missing = np.flatnonzero(np.isin(np.char.lower(text), list(MISSING_LABELS)))
+    if not missing.size:
+        return
+    i = int(missing[0])
+    value = str(text[i])
+    shown = "empty" if not value else f"{value!r}, a missing value"
+    rename = (f" (or, if {value!r} is a class, give it another name)"
+              if value[:1].isalpha() and not is_number(value) else "")
+    raise DataError(f"{row_place(src, lines, i)}, {where}: the target is {shown}; a missing "
+                    f"target cannot be a class. Fill or drop such rows{rename}.")
 
 
 def row_place(src: Path, lines: list[int] | None, row: int) -> str:
