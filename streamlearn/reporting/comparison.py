@@ -152,10 +152,32 @@ def check_protocols(sources: list[Source]) -> None:
                 lines.append(f"learner '{a['label']}' is {what} in {src.out_dir} but "
                              f"{defs[a['label']][1]} in {defs[a['label']][0]}")
             defs.setdefault(a["label"], (src.out_dir, what))
+    lines += _code_differences(sources)
     if lines:
         raise UserError(f"The output directories were not made with the same protocol as "
                         f"{first.out_dir}, so their results cannot be ranked together:\n  "
                         + "\n  ".join(lines))
+
+
+def _code_differences(sources: list[Source]) -> list[str]:
+    """A user's learner whose source differs between directories (its records'
+    ``spec.code_sha256``): one label, two definitions, so its ranks would mix them."""
+    code: dict[str, tuple[Path, str]] = {}
+    lines = []
+    for src in sources:
+        for run in src.runs:
+            spec = run.get("spec") or {}
+            sha = spec.get("code_sha256") if isinstance(spec, dict) else None
+            label = run.get("algorithm")
+            if not sha or not isinstance(label, str):
+                continue
+            seen = code.setdefault(label, (src.out_dir, sha))
+            if seen[1] != sha and seen[0] != src.out_dir:
+                lines.append(f"learner '{label}' was run with other code in {src.out_dir} "
+                             f"(source sha256 {sha[:12]}) than in {seen[0]} ({seen[1][:12]}): "
+                             f"rerun one directory with the code of the other")
+                code[label] = (src.out_dir, sha)  # one line per pair of directories
+    return lines
 
 
 # --------------------------------------------------------------------------------------

@@ -306,3 +306,24 @@ def test_several_metrics_in_one_comparison(copy, capsys):
     assert [c.table.metric for c in result.comparisons] == ["oca", "oce", "us_per_sample"]
     np.testing.assert_allclose(result.comparisons[0].avg_ranks,
                                result.comparisons[1].avg_ranks)
+
+
+def test_a_user_learner_run_with_other_code_in_two_directories_is_refused(experiment, copy):
+    # hunt 6 (7 Dec): `compare` ranked one label whose user code had changed between the
+    # directories (RMSE 0.95 in one, 98.9 in the other) as one learner, exit 0
+    from streamlearn.errors import UserError
+    from streamlearn.reporting.comparison import check_protocols, load_sources
+
+    sources = load_sources([experiment, copy])
+    check_protocols(sources)  # the same code (library learners: none recorded)
+    for src, sha in zip(sources, ("a" * 64, "b" * 64), strict=True):
+        for run in src.runs:
+            if run["algorithm"] == "PA":
+                run["spec"]["code_sha256"] = sha
+    with pytest.raises(UserError, match=r"learner 'PA' was run with other code in .* than "
+                       r"in .*: rerun one directory with the code of the other"):
+        check_protocols(sources)
+    for run in sources[1].runs:  # the same user code in both: ranked together
+        if run["algorithm"] == "PA":
+            run["spec"]["code_sha256"] = "a" * 64
+    check_protocols(sources)
