@@ -352,6 +352,14 @@ class Range(Kind):
                 "items": {"type": "number"}}
 
 
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` as one truth value (False where the comparison is not one)."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
 @dataclass(frozen=True)
 class Sweep(Kind):
     """``{parameter: [value, ...], ...}``: parameter names with non-empty lists of
@@ -370,6 +378,11 @@ class Sweep(Kind):
             reprs = [repr(v) for v in values]
             if len(set(reprs)) != len(reprs):
                 raise fail(f"{path}.{key}", f"duplicate values in {values!r}.")
+            same = [(a, b) for i, a in enumerate(values) for b in values[i + 1:]
+                    if _equal(a, b)]
+            if same:  # 1 and 1.0, true and 1: one parameter value under two labels
+                raise fail(f"{path}.{key}", f"the values {same[0][0]!r} and {same[0][1]!r} "
+                           f"are equal (one parameter value, two sweep points); keep one.")
         return dict(d)
 
     def json_schema(self, names: Context) -> dict[str, Any]:

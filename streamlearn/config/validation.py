@@ -67,12 +67,16 @@ def parse_config(raw: Any, source_path: str | None = None) -> ExperimentConfig:
     seeds = (CONFIG.value(d, "seeds", "", names) if "seeds" in d
              else tuple(range(CONFIG.value(d, "repeats", "", names))))
 
-    streams = tuple(s for i, r in enumerate(CONFIG.value(d, "streams", "", names))
-                    for s in _parse_stream(r, f"streams[{i}]", names))
+    stream_entries = [_parse_stream(r, f"streams[{i}]", names)
+                      for i, r in enumerate(CONFIG.value(d, "streams", "", names))]
     # `optional: true` entries whose learner cannot run here are left out, with a note
     raw_algos, notes = drop_unavailable(CONFIG.value(d, "algorithms", "", names))
-    algorithms = tuple(a for i, r in enumerate(raw_algos)
-                       for a in _parse_algorithm(r, f"algorithms[{i}]", names))
+    algorithm_entries = [_parse_algorithm(r, f"algorithms[{i}]", names)
+                         for i, r in enumerate(raw_algos)]
+    _sweep_groups_distinct("streams", stream_entries)
+    _sweep_groups_distinct("algorithms", algorithm_entries)
+    streams = tuple(s for entry in stream_entries for s in entry)
+    algorithms = tuple(a for entry in algorithm_entries for a in entry)
     _labels_distinct("streams", [s.label for s in streams])
     _labels_distinct("algorithms", [a.label for a in algorithms])
     _run_names_distinct([s.label for s in streams], [a.label for a in algorithms])
@@ -217,6 +221,21 @@ def _parse_algorithm(raw: Any, path: str, names: Context) -> list[AlgorithmConfi
                         sweep=SweepPoint(group=template, values=combo))
         for combo in _sweep_points(a["sweep"], f"{path}.sweep", params)
     ]
+
+
+def _sweep_groups_distinct(kind: str, entries: list[list[Any]]) -> None:
+    """Two swept entries with one label template would be drawn as one sweep curve (the
+    plots group the points by it): each swept entry needs its own."""
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        point = entry[0].sweep if entry else None
+        if point is None:
+            continue
+        if point.group in seen:
+            raise fail(f"{kind}[{i}].label", f"the swept entries {kind}[{seen[point.group]}] "
+                       f"and {kind}[{i}] have the same label {point.group!r}, so their "
+                       "sweeps would be drawn as one curve; give each its own label.")
+        seen[point.group] = i
 
 
 def _labels_distinct(kind: str, labels: list[str]) -> None:

@@ -85,6 +85,18 @@ MISTAKES = [
      ["'streams[0].label'", "'\\x1b'"]),
     ("line break in a swept label", _with(algorithms__0__sweep={"lam": ["1\n2", 3.0]}),
      ["'algorithms[0].label'", "swept values"]),
+    # hunt 5 (7 Dec): [1, 1.0] passed validation, the runs were made, and the sweep plot
+    # then ended in a KeyError traceback, exit 1
+    ("equal sweep values", _with(algorithms__0__sweep={"lam": [1, 1.0, 0.5]},
+                                  algorithms__0__label="R {lam}"),
+     ["'algorithms[0].sweep.lam'", "the values 1 and 1.0"]),
+    ("a true and a 1 in a sweep", _with(algorithms__0__sweep={"lam": [True, 1]}),
+     ["'algorithms[0].sweep.lam'", "the values True and 1"]),
+    # hunt 5: two swept entries labelled M were drawn as one sweep curve over both
+    ("two swept entries with one label",
+     _with(algorithms=[{"name": "rls", "label": "M", "sweep": {"lam": [0.1, 0.5]}},
+                       {"name": "rls", "label": "M", "sweep": {"lam": [1.0, 2.0]}}]),
+     ["'algorithms[1].label'", "same label 'M'"]),
     ("zero-width space in a cited label", _with(reference={"cited": ["HBP\u200b"]}),
      ["'reference.cited[0]'", "ZERO WIDTH SPACE"]),
     ("line separator in a label", _with(algorithms__1__label="P\u2028Q"),
