@@ -493,8 +493,13 @@ class Protocol(Base):
             hint = ""
             target = getattr(learner_cls, "target", None)
             if getattr(learner_cls, "dotted_path", None) and not hasattr(target, "task"):
-                hint = (f" (a class of your own is a classification learner unless it sets "
-                        f"the class attribute task = {self.task!r})")
+                top = str(getattr(target, "__module__", "")).split(".")[0]
+                if top in ("river", "capymoa"):  # its task comes from the library's type
+                    hint = (f" ({getattr(target, '__name__', target)} is a "
+                            f"{learner_cls.task} estimator of {top})")
+                elif self.task == "regression":  # a user's class defaults to classification
+                    hint = (" (a class of your own is a classification learner unless it "
+                            "sets the class attribute task = 'regression')")
             return (f"it is a {learner_cls.task} learner and this protocol needs a "
                     f"{self.task} learner{hint}")
         tags = learner_cls.all_tags()

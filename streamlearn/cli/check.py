@@ -32,19 +32,26 @@ def check(
     from streamlearn import components
     from streamlearn.checks import run_checks
 
+    if learner.strip().startswith("river:"):  # as --add-learner and a config take it
+        learner = components.river_entry({"river": learner.strip().removeprefix("river:")},
+                                          "learner")["name"]
     cls = components.get_algorithm(learner)
     params = None
     if param:
         import yaml
+
+        from streamlearn.config.yaml_loader import load_yaml
 
         params = {}
         for item in param:
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise UserError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
-            try:
-                params[key] = yaml.safe_load(value)
-            except yaml.YAMLError:
+            if key in params:
+                raise UserError(f"--param {key} is given twice; give each parameter once.")
+            try:  # as a config reads it (1e-3 a number)
+                params[key] = load_yaml(value)
+            except (yaml.YAMLError, ValueError):
                 params[key] = value
         try:
             cls.check_param_names(params)

@@ -57,6 +57,8 @@ def added_learner_entries(specs: list[str], params: list[str],
     parameters, write them into a config)."""
     import yaml
 
+    from streamlearn.config.yaml_loader import load_yaml
+
     if (params or labels) and len(specs) != 1:
         what = "--param" if params else "--label"
         raise ConfigError(f"{what} applies to the one learner of --add-learner; "
@@ -69,9 +71,12 @@ def added_learner_entries(specs: list[str], params: list[str],
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
+        if key.strip() in parsed:  # as a config refuses a repeated key
+            raise ConfigError(f"--param {key.strip()} is given twice; give each parameter "
+                              "once.")
         try:
-            parsed[key.strip()] = yaml.safe_load(value) if value.strip() else None
-        except yaml.YAMLError:
+            parsed[key.strip()] = load_yaml(value) if value.strip() else None
+        except (yaml.YAMLError, ValueError):
             raise ConfigError(f"--param {item!r}: the value {value!r} is not a YAML "
                               "scalar or list.") from None
     entries: list[dict[str, Any]] = []

@@ -4,11 +4,14 @@ PyYAML's ``safe_load`` accepts what a config should not: a repeated key silently
 the first (a second ``algorithms:`` drops every algorithm above it), an alias bomb
 ("billion laughs") expands into more nodes than memory holds once the config is walked,
 and deep nesting recurses until Python gives up. This reader refuses all three with a
-message, and refuses documents larger than :data:`MAX_BYTES`.
+message, and refuses documents larger than :data:`MAX_BYTES`. It also reads ``1e-3`` as
+the number it is in YAML 1.2 (PyYAML follows YAML 1.1, where a float needs a dot:
+``lam: 1e-3`` was the string ``'1e-3'``, refused as "must be a number").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -40,6 +43,13 @@ class _StrictLoader(yaml.SafeLoader):
                     "a repeated key would silently replace the first one.")
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+#: YAML 1.2's floats without a dot (``1e-3``, ``-2E5``); the dotted ones, ``.inf`` and
+#: ``.nan`` PyYAML reads already, and integers stay integers (their resolver comes first)
+_EXPONENT_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$")
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT,
+                                    list("-+0123456789"))
 
 
 def _check_size(root: yaml.Node) -> None:

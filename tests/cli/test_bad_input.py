@@ -362,6 +362,17 @@ def test_a_user_regressor_without_task_is_told_how_to_declare_it(tmp_path, capsy
     assert "class attribute" not in flat
 
 
+def test_a_river_regressor_in_a_classification_run_is_named_as_such(tmp_path, capsys):
+    # hunt 5 (7 Dec): the refusal told the user to set task = 'classification' on River's
+    # LinearRegression
+    cfg = _with(algorithms=[{"river": "linear_model.LinearRegression", "label": "LR"}])
+    flat = _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2,
+                         "it is a regression learner and this protocol needs a "
+                         "classification learner (LinearRegression is a regression "
+                         "estimator of river)")
+    assert "class attribute" not in flat
+
+
 @pytest.mark.parametrize("key", ["OCA", "mcc_"])
 def test_a_reference_value_for_a_metric_the_config_lacks_is_refused(tmp_path, capsys, key):
     """A misspelt metric key in reference.values had been dropped without a word: no
