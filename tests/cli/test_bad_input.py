@@ -85,8 +85,11 @@ def test_greek_labels_keep_distinct_file_names(tmp_path, capsys):
 
 
 def test_swept_labels_that_collide_are_rejected(tmp_path, capsys):
-    cfg = _with(algorithms=[{"name": "rls", "label": "RLS", "sweep": {"lam": [1.0, 1]}}])
+    cfg = _with(algorithms=[{"name": "rls", "label": "RLS {lam:.0f}",
+                             "sweep": {"lam": [1.0, 1.2]}}])
     _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2, "duplicate")
+    cfg = _with(algorithms=[{"name": "rls", "label": "RLS", "sweep": {"lam": [1.0, 1]}}])
+    _expect_error(tmp_path, capsys, _write(tmp_path, cfg), 2, "the values 1.0 and 1 are")
 
 
 # --------------------------------------------------------------------------------------
