@@ -211,7 +211,12 @@ def run(
     from streamlearn.evaluation import record_archive
     from streamlearn.evaluation.runner import run_experiment
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import build_report, problem_lines, warning_lines
+    from streamlearn.reporting.report import (
+        build_report,
+        problem_lines,
+        unplanned_lines,
+        warning_lines,
+    )
 
     cfg = _load(config, add_learner, param, label)
     for note in cfg.notes:
@@ -263,7 +268,7 @@ def run(
         console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
     for line in problem_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    for line in warning_lines(summary):
+    for line in warning_lines(summary) + unplanned_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     archive = record_archive.archive_path(out_dir)
     if archive.is_file() and result.n_run:

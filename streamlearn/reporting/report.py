@@ -71,12 +71,29 @@ def status_lines(summary: Summary) -> list[str]:
         if summary.stale:
             line += (f" ({len(summary.stale)} of them have a record of an earlier config; "
                      "`streamlearn run` recomputes them)")
-        lines.append(line + ".")
+        lines.append(line + ": " + _some(summary.missing) + ".")
+    lines += unplanned_lines(summary)
     if summary.failed:
         lines.append(f"{len(summary.failed)} run(s) failed: "
                      + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5])
                      + ("; …" if len(summary.failed) > 5 else ""))
     return lines + warning_lines(summary)
+
+
+def unplanned_lines(summary: Summary) -> list[str]:
+    """Records present that this config does not plan (left out of the tables)."""
+    if not summary.unplanned:
+        return []
+    return [f"{len(summary.unplanned)} record(s) in the directory are not runs of this "
+            f"config and are left out of the tables: {_some(summary.unplanned)} (a learner "
+            f"added by an earlier --add-learner, or a config changed since; add it to the "
+            f"config, or --add-learner it again, to show it)."]
+
+
+def _some(run_ids: list[str], k: int = 5) -> str:
+    """The first ``k`` run ids, and how many more."""
+    more = f" and {len(run_ids) - k} more" if len(run_ids) > k else ""
+    return ", ".join(run_ids[:k]) + more
 
 
 def warning_lines(summary: Summary) -> list[str]:

@@ -86,6 +86,9 @@ class Summary:
     folds: dict[str, list[Any]] | None = None
     #: the archive the records were read from (``runs.tar.xz``); None: ``runs/``
     archive: Path | None = None
+    #: run ids of records present that this config does not plan (e.g. a learner an
+    #: earlier ``--add-learner`` added): left out of the tables, named by the CLI
+    unplanned: list[str] = field(default_factory=list)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -408,7 +411,10 @@ def summarize(out_dir: Path) -> Summary:
                 rows.append(_row(s_label, a_label, metric, displays[metric].unit,
                                  paper=np.nan if ref is None else ref, kind="cited"))
     table = pd.DataFrame(rows, columns=COLUMNS)
+    store = record_archive.store(out_dir)
+    planned = {run["run_id"] for run in manifest["runs"]}
     return Summary(manifest=manifest, runs=runs, missing=missing, table=table, failed=failed,
                    problems=problems, stale=stale, displays=displays, out_dir=out_dir,
                    kind_keys=kind_keys, kinds=present_kinds(runs), folds=present_folds(runs),
-                   archive=record_archive.store(out_dir).archive)
+                   archive=store.archive,
+                   unplanned=[rid for rid in store.run_ids() if rid not in planned])

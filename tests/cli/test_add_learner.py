@@ -79,6 +79,19 @@ def test_add_learner_computes_only_its_runs(tmp_path, monkeypatch, capsys):
     # the config file itself is unchanged
     assert yaml.safe_load(cfg.read_text()) == CONFIG
 
+    # a second added learner replaces the first in the plan: the first one's records stay
+    # and are named, not dropped without a word (hunt 5, 7 Dec)
+    rc, text = run_cli(["run", str(cfg), "--out", str(out), "--quiet",
+                        "--add-learner", "mine:Constant", "--label", "Zero"], capsys)
+    assert rc == 0, text
+    flat = " ".join(text.split())
+    assert ("4 record(s) in the directory are not runs of this config and are left out of "
+            "the tables: SEA2__Mine__seed0, SEA2__Mine__seed1, SEA__Mine__seed0, "
+            "SEA__Mine__seed1") in flat
+    assert "Mine" not in (out / "summary.csv").read_text()
+    rc, text = run_cli(["report", str(out)], capsys)
+    assert rc == 0 and "SEA__Mine__seed0" in " ".join(text.split())
+
 
 def test_add_learner_on_a_committed_folder_reuses_its_archived_records(
         tmp_path, monkeypatch, capsys):
