@@ -6,7 +6,9 @@
 * :mod:`~streamlearn.kernels.online_bls_loops` — the fused Online-BLS test-then-train loops;
 * :mod:`~streamlearn.kernels.rls` — recursive least squares;
 * :mod:`~streamlearn.kernels.reference_rules` — the majority-class and no-change rules
-  (vectorised NumPy) of the kappa statistics and the reference learners.
+  (vectorised NumPy) of the kappa statistics and the reference learners;
+* :mod:`~streamlearn.kernels.vector_math` — ``tanh`` in IEEE arithmetic that vectorises
+  (the blocked Online-BLS learners' enhancement nodes).
 
 Each kernel has a plain-NumPy reference in ``tests/reference/`` that the tests compare
 it with. No orchestration, strings, dicts or RNG objects live here.
