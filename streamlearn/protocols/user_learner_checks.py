@@ -81,6 +81,11 @@ REGRESSION_RTOL = 1e-9
 _STATE_CHANGED_BY: dict[str, str] = {}
 
 
+#: the fingerprint of a value that does not pickle: a resource, whose changes are not
+#: compared (a pool made on first use is not state that predictions depend on)
+_RESOURCE = b"resource"
+
+
 def is_library_learner(learner: Learner) -> bool:
     """True for the library's own learners (defined in a ``streamlearn`` module), which the
     conformance suite tests; False for a user's class, River's and CapyMOA's."""
@@ -165,11 +170,6 @@ def _refuse_earlier_change(learner: Learner, who: str) -> None:
             f"process changed {names}, so this run would start from what that run left and "
             f"its numbers are not recorded. Keep all state on the instance (set it in "
             f"`reset`).")
-
-
-#: the fingerprint of a value that does not pickle: a resource, whose changes are not
-#: compared (a pool made on first use is not state that predictions depend on)
-_RESOURCE = b"resource"
 
 
 def state_changes(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
