@@ -248,6 +248,12 @@ def _value(rec: dict[str, Any], metric: str) -> float:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan
 
 
+def _has_key(rec: dict[str, Any], metric: str) -> bool:
+    """Whether the record has an entry for the metric ``metric`` (a value or NaN/null;
+    the timings' gaps are told apart by the unrecorded refusal)."""
+    return metric not in TIME_FIELDS and metric in (rec.get("metrics") or {})
+
+
 def stream_table(sources: list[Source], metric: str) -> Table:
     """The per-stream means of ``metric``, refusing streams shared by two directories,
     learners missing on some streams, fewer than two learners or streams, and values
@@ -257,6 +263,7 @@ def stream_table(sources: list[Source], metric: str) -> Table:
     learners: list[str] = []
     stream_dirs: dict[str, Path] = {}
     cells: dict[tuple[str, str], list[float]] = {}
+    undefined: set[str] = set()
     notes = []
     for src in sources:
         planned = src.manifest["runs"]
@@ -271,7 +278,10 @@ def stream_table(sources: list[Source], metric: str) -> Table:
         learners += [a for a in dict.fromkeys(r["algorithm"] for r in planned)
                      if a not in learners]
         for r in src.runs:
-            cells.setdefault((r["stream"], r["algorithm"]), []).append(_value(r, metric))
+            v = _value(r, metric)
+            cells.setdefault((r["stream"], r["algorithm"]), []).append(v)
+            if math.isnan(v) and _has_key(r, metric):
+                undefined.add(f"{r['algorithm']} on {r['stream']}")
         not_run = src.manifest.get("not_run") or {}
         if not_run:
             notes.append(f"Left out (not run in {src.out_dir}: data files absent): "
@@ -296,6 +306,11 @@ def stream_table(sources: list[Source], metric: str) -> Table:
             f"runs have {len(streams)}: {', '.join(streams) or 'none'}. Friedman's test "
             f"is meaningful from about {ADVISED_STREAMS} streams on (Demšar 2006); give "
             "more streams, or several output directories (one per group of streams).")
+    if undefined:  # recorded, but without a value (R² of a constant target, an overflow)
+        raise UserError(f"'{metric}' has no value (NaN in the records) for "
+                        f"{_names(sorted(undefined))}: the metric is undefined there (e.g. "
+                        f"R² of a constant target) or overflowed. Compare the others without "
+                        f"those, or choose another --metric.")
     unrecorded = sorted({a for (s, a), vals in cells.items() if any(map(math.isnan, vals))})
     if unrecorded:
         why = (" (it runs predict and update in one compiled call, so the update is not "

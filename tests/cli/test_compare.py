@@ -292,6 +292,18 @@ def test_an_infinite_metric_is_refused_as_divergence_not_as_unrecorded(copy, cap
     assert "not recorded" not in text
 
 
+def test_a_metric_recorded_as_nan_is_refused_as_undefined_not_as_unrecorded(copy, capsys):
+    """R² of a constant target is NaN in the record: the refusal had said "'r2' is not
+    recorded for LR, Last, Mean", naming no stream (hunt 6, 7 Dec)."""
+    path = copy / "runs" / "HP5__PA__seed1.json"
+    rec = json.loads(path.read_text())
+    rec["metrics"]["oce"] = math.nan  # written as NaN, as an undefined R² is
+    path.write_text(json.dumps(rec))
+    text = _refused([str(copy), "--metric", "oce"], [copy], capsys,
+                    "'oce' has no value (NaN in the records) for PA on HP5")
+    assert "not recorded" not in text
+
+
 def test_several_metrics_in_one_comparison(copy, capsys):
     """``--metric oca --metric oce``: one section and one diagram per metric, then the
     time; the second ranks lower-is-better, so its average ranks equal the first's."""
