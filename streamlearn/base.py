@@ -541,6 +541,12 @@ class Protocol(Base):
         metrics and learners (``None`` when it can); the config validator refuses it."""
         return None
 
+    def stream_config_refusal(self, stream_cfg: Any) -> str | None:
+        """Why this protocol, with these parameters, cannot run this stream entry's options
+        (``None`` when it can), e.g. a scaling that would change a column the protocol
+        reads; the config validator refuses it before anything runs, on any backend."""
+        return None
+
     def fold_count(self) -> int | None:
         """How many runs (copies of the learner) each (stream, learner, seed) is under these
         parameters (a prequential validation's ``k``); ``None``: one ordinary run."""

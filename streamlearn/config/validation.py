@@ -325,10 +325,13 @@ def _check_components(cfg: ExperimentConfig, proto: Any) -> None:
     learners = [components.get_algorithm(a.name) for a in cfg.algorithms]
     for i, (s, obj) in enumerate(zip(cfg.streams, stream_objects, strict=True)):
         why = proto.stream_incompatibility(type(obj), cfg.metrics, learners)
+        path = f"streams[{i}]" if s.sweep is None else f"streams (label {s.label!r})"
         if why is not None:
-            path = f"streams[{i}]" if s.sweep is None else f"streams (label {s.label!r})"
             raise fail(f"{path}.name", f"protocol {cfg.protocol!r} cannot run stream "
                        f"{s.name!r} here: {why}.")
+        why = proto.stream_config_refusal(s)
+        if why is not None:
+            raise fail(path, f"protocol {cfg.protocol!r}: {why}.")
     _check_reference_labels(cfg)
 
 

@@ -243,6 +243,18 @@ class PrequentialClassification(PrequentialProtocol):
     def fold_count(self) -> int | None:
         return None if self._validation is None else self._validation.folds
 
+    def stream_config_refusal(self, stream_cfg: Any) -> str | None:
+        """A delay (or moment) column is read from the prepared features, after the
+        stream's scaling: scaled, the delays are not the file's (a min-max scaling made
+        every delay below one sample, so the run was the plain run, exit 0)."""
+        if self._delay is None or self._delay.fixed is not None:
+            return None
+        if getattr(stream_cfg, "normalize", "none") != "none":
+            return (f"normalize: {stream_cfg.normalize} would scale the delay column the "
+                    f"delayed labels read (delay: {self._delay.as_json()}); set normalize: "
+                    f"none for this stream, or scale the other features in the file")
+        return None
+
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         """The shared preparation, then the checks the runner could not make before the
         stream was loaded (its length, when not known beforehand; the delay columns)."""

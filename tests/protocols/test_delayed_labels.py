@@ -149,3 +149,31 @@ def test_bad_delay_columns_are_refused_with_the_sample():
 def test_only_one_method_at_a_time():
     with pytest.raises(UserError, match="cannot be combined"):
         PrequentialClassification(delay=3, holdout={"every": 10, "size": 5})
+
+
+def test_a_delay_column_with_a_scaled_stream_is_refused_at_validation(tmp_path, capsys):
+    """Hunt 7 (7 Dec): the delay column was read after `normalize: minmax`, so every delay
+    was below one sample and the run was the plain run, exit 0 (no-change OCA 0.90
+    against River's 0.48); a z-score made negative 'delays' the file does not have."""
+    import yaml
+
+    from tests.cli_helpers import run_cli
+
+    rows = ["m,delay,v,label"] + [f"{i},{(i * 7) % 25}.5,{i % 3},{i % 3}" for i in range(60)]
+    (tmp_path / "s.csv").write_text("\n".join(rows) + "\n")
+    cfg = {"name": "d", "protocol": {"name": "prequential-classification",
+                                     "params": {"delay": {"column": 1}}},
+           "streams": [{"name": "csv", "label": "S", "normalize": "minmax",
+                        "params": {"path": str(tmp_path / "s.csv"), "target": "label"}}],
+           "algorithms": [{"name": "no_change"}], "metrics": ["oca"],
+           "outputs": {"dir": str(tmp_path / "out")}}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["run", str(path), "-q"], capsys)
+    assert rc == 2, text
+    assert "normalize: minmax would scale the delay column" in " ".join(text.split())
+    assert not (tmp_path / "out").exists()
+    cfg["streams"][0]["normalize"] = "none"  # the same stream unscaled runs
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["run", str(path), "-q"], capsys)
+    assert rc == 0, text
