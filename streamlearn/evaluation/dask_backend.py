@@ -59,6 +59,10 @@ INSTALL_HINT = "pip install 'streamlearn[dask]'"
 CONNECT_TIMEOUT = 10.0
 EVENT_TOPIC = "streamlearn-run-started"
 POLL_SECONDS = 0.2
+#: seconds without a single worker after which the runs still waiting fail (retried on
+#: resume): a scheduler restarted without its workers, or one that never had any, had
+#: left the command waiting for ever, silent under --quiet
+NO_WORKER_SECONDS = 120.0
 
 
 def require_dask() -> None:
@@ -329,6 +333,7 @@ class DaskBackend:
                     write_computed(out_dir, computed)
                     yield computed.outcome
             last_status: tuple[int, int, int] | None = None
+            workers_seen = time.perf_counter()  # the last time the cluster had a worker
             while futures:
                 done = [f for f in futures if f.done()]
                 for fut in done:
@@ -362,6 +367,21 @@ class DaskBackend:
                 if status != last_status:
                     progress.cluster_status(*status)
                     last_status = status
+                now = time.perf_counter()
+                if n_workers:
+                    workers_seen = now
+                elif now - workers_seen > NO_WORKER_SECONDS and futures:
+                    for fut, spec in list(futures.items()):
+                        futures.pop(fut)
+                        fut.cancel()
+                        computed = _failed(
+                            spec, f"the Dask scheduler had no worker for "
+                            f"{NO_WORKER_SECONDS:.0f} s, so this run was not computed; "
+                            f"start workers (`dask worker ADDRESS --nthreads 1`) and run "
+                            f"the same command again to compute it",
+                            now - t_first[spec.run_id])
+                        write_computed(out_dir, computed)
+                        yield computed.outcome
                 if not done:
                     time.sleep(POLL_SECONDS)
         finally:

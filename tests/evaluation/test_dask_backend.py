@@ -533,3 +533,26 @@ def test_a_scheduler_lost_mid_run_fails_the_unfinished_runs_and_a_rerun_resumes(
     finally:
         _stop(scheduler)
         _stop(worker)
+
+
+def test_a_scheduler_without_workers_fails_the_runs_after_a_while(tmp_path, capsys,
+                                                                   monkeypatch):
+    """Hunt 7 (7 Dec): a scheduler with no worker (never had one, or restarted without
+    them) left the command waiting for ever, silent under --quiet. After
+    NO_WORKER_SECONDS without a worker the waiting runs fail (retried on resume), exit 1."""
+    from streamlearn.evaluation import dask_backend
+
+    monkeypatch.setattr(dask_backend, "NO_WORKER_SECONDS", 3.0)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(_config()))
+    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1",
+                                  dashboard_address="127.0.0.1:0",
+                                  scheduler_kwargs={"dashboard": False}) as lc:
+        t = time.time()
+        rc, text = _cli(["run", str(path), "--out", str(tmp_path / "out"), "--backend",
+                         "dask", "--scheduler", lc.scheduler_address, "--quiet"], capsys)
+    assert rc == 1, text
+    assert time.time() - t < 60
+    recs = _records(tmp_path / "out")
+    assert recs and all(r["status"] == "failed" and r["retry_on_resume"] for r in recs.values())
+    assert "had no worker for 3 s" in next(iter(recs.values()))["error"]
