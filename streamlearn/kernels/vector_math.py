@@ -1,8 +1,8 @@
 """Elementwise functions in plain IEEE double arithmetic, which LLVM vectorises.
 
 Numba compiles ``math.tanh`` to a call of the C library's ``tanh`` for every element
-(about 11.5 ns each on an Emerald Rapids Xeon, 7 Dec 2026): at ``n3·n4 = 1000``
-enhancement nodes that was about a tenth of ``online_bls_blocked``'s time per sample.
+(11.5–15 ns each on an Emerald Rapids Xeon, 7 Dec 2026): at ``n3·n4 = 1000`` enhancement
+nodes about 7 % of ``online_bls_blocked``'s time per sample (README, "Timing").
 :func:`tanh` here is made of additions, multiplications, one division, ``floor`` and a
 bit cast only, with a select instead of branches, so a loop over it runs in vector
 registers; and since each element is rounded alone (no reduction, no fused multiply-add:
