@@ -308,7 +308,8 @@ def test_check_command_says_in_words_what_differs(user_dir, capsys):
     assert "FAIL pickle_roundtrip" in out
     assert "a pickled and unpickled copy predicts differently from the original" in out
     assert "FAIL many_equals_loop" in out
-    assert "predict_learn_many predicts differently from the predict_one/learn_one loop" in out
+    assert ("predict_learn_many over chunks of 37 predicts differently from the "
+            "predict_one/learn_one loop") in out
     assert "Arrays are not equal" not in out and "assertion failed" not in out
 
 

@@ -8,7 +8,7 @@
 * :mod:`~streamlearn.kernels.reference_rules` — the majority-class and no-change rules
   (vectorised NumPy) of the kappa statistics and the reference learners;
 * :mod:`~streamlearn.kernels.vector_math` — ``tanh`` in IEEE arithmetic that vectorises
-  (the blocked Online-BLS learners' enhancement nodes).
+  (online_bls_blocked's enhancement nodes).
 
 Each kernel has a plain-NumPy reference in ``tests/reference/`` that the tests compare
 it with. No orchestration, strings, dicts or RNG objects live here.

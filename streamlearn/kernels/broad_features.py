@@ -6,7 +6,7 @@ eqs. 1, 28 and 3; ``φ`` the identity, ``σ = tanh``) and prediction scores ``ŷ
 preallocated arrays. The plain-NumPy references are in ``tests/reference/broad_features.py``.
 ``σ`` is the C library's ``tanh`` (:data:`Squash.LIBM_TANH`, every learner's default) or
 :func:`streamlearn.kernels.vector_math.tanh` (:data:`Squash.VECTOR_TANH`, vectorised,
-within 2 ulp; the blocked learners').
+within 2 ulp; online_bls_blocked's).
 """
 
 from __future__ import annotations

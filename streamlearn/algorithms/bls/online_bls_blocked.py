@@ -54,16 +54,7 @@ class BlockBLS(_ChunkedBLS):
     ``online_bls_ada_blocked``): a block's buffers, its one-sample prediction (``predict_one``
     computes ``q_j``, a ``learn_one`` of the same ``x`` reuses it: the same bits), and the
     learned steps of a run of the block's samples. Subclasses keep ``U_``, ``Z_`` and set the
-    slot of the next sample (:meth:`_slot`) and the chunk loop (:meth:`_steps`).
-
-    Their enhancement nodes use the vectorised ``tanh``
-    (:func:`streamlearn.kernels.vector_math.tanh`, within 2 ulp of the exact value; the C
-    library's is within 1): at m = 1100 the features take 13.0 instead of 22.0 µs of a
-    sample's 136 (1.075× in all, 9 alternated pairs in one process on an Emerald Rapids
-    Xeon; README, "Timing"). So their features differ from ``online_bls_fast``'s in the
-    last bits, as their weights already did (a blocked QR instead of Givens sweeps)."""
-
-    _vector_tanh = True
+    slot of the next sample (:meth:`_slot`) and the chunk loop (:meth:`_steps`)."""
 
     def _slot(self) -> int:
         raise NotImplementedError
@@ -176,8 +167,17 @@ class OnlineBLSBlocked(BlockBLS):
         Samples of the current block (learned, not yet folded into ``U_``).
     W_
         ``K⁻¹S`` over every sample learned (read-only, computed on access).
+
+    Its enhancement nodes use the vectorised ``tanh``
+    (:func:`streamlearn.kernels.vector_math.tanh`, within 2 ulp of the exact value; the C
+    library's is within 1): at m = 1100 the features take 12.5 instead of 22.2 µs of a
+    sample's 140 (1.06× in all, 9 alternated pairs in one process on an Emerald Rapids Xeon;
+    README, "Timing"). Its predictions stay ``online_bls_fast``'s (≤ 1 in 10⁴, ``W`` within
+    1e-5: tested). ``online_bls_ada_blocked`` keeps the C library's: with it, its ``W``
+    moved 1.1–3.6e-5 from ``online_bls_ada_fast``'s, past that test's bound.
     """
 
+    _vector_tanh = True
     _constraints: ClassVar[dict[str, Constraint]] = {
         **BLSClassifier._constraints,
         "block": Interval(1, None, integer=True),
