@@ -38,21 +38,9 @@ def check(
     cls = components.get_algorithm(learner)
     params = None
     if param:
-        import yaml
+        from streamlearn.config.loading import param_values
 
-        from streamlearn.config.yaml_loader import load_yaml
-
-        params = {}
-        for item in param:
-            key, sep, value = item.partition("=")
-            if not sep or not key:
-                raise UserError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
-            if key in params:
-                raise UserError(f"--param {key} is given twice; give each parameter once.")
-            try:  # as a config reads it (1e-3 a number)
-                params[key] = load_yaml(value)
-            except (yaml.YAMLError, ValueError):
-                params[key] = value
+        params = param_values(param, keep_text=True)
         try:
             cls.check_param_names(params)
             cls(**params)

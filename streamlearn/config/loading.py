@@ -9,7 +9,7 @@ from streamlearn.config.model import ExperimentConfig
 from streamlearn.config.validation import parse_config
 from streamlearn.errors import ConfigError
 
-__all__ = ["added_learner_entries", "load_config"]
+__all__ = ["added_learner_entries", "load_config", "param_values"]
 
 
 def load_config(path: str | Path,
@@ -47,6 +47,33 @@ def load_config(path: str | Path,
     return parse_config(raw, source_path=str(p))
 
 
+def param_values(items: list[str], keep_text: bool = False) -> dict[str, Any]:
+    """``--param KEY=VALUE`` items as parameters, each ``VALUE`` read as a config reads it
+    (``1e-3`` a number, ``[1, 2]`` a list); a key given twice is refused, as a repeated
+    config key is. A value that is not YAML is refused, or kept as text with
+    ``keep_text``."""
+    import yaml
+
+    from streamlearn.config.yaml_loader import load_yaml
+
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
+        if key in parsed:
+            raise ConfigError(f"--param {key} is given twice; give each parameter once.")
+        try:
+            parsed[key] = load_yaml(value) if value.strip() else None
+        except (yaml.YAMLError, ValueError):
+            if not keep_text:
+                raise ConfigError(f"--param {item!r}: the value {value!r} is not a YAML "
+                                  "scalar or list.") from None
+            parsed[key] = value
+    return parsed
+
+
 def added_learner_entries(specs: list[str], params: list[str],
                           labels: list[str]) -> list[dict[str, Any]]:
     """The algorithm entries of ``--add-learner SPEC [--param KEY=VALUE …] [--label L]``.
@@ -55,10 +82,6 @@ def added_learner_entries(specs: list[str], params: list[str],
     ``river:family.Estimator``; each ``VALUE`` is read as a YAML scalar (``0.5``, ``true``,
     ``[1, 2]``). Parameters and a label need exactly one added learner (for several, with
     parameters, write them into a config)."""
-    import yaml
-
-    from streamlearn.config.yaml_loader import load_yaml
-
     if (params or labels) and len(specs) != 1:
         what = "--param" if params else "--label"
         raise ConfigError(f"{what} applies to the one learner of --add-learner; "
@@ -66,19 +89,7 @@ def added_learner_entries(specs: list[str], params: list[str],
                           "by listing them in a config.")
     if len(labels) > 1:
         raise ConfigError("--label is given more than once; the added learner has one label.")
-    parsed: dict[str, Any] = {}
-    for item in params:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--param {item!r}: write KEY=VALUE, e.g. --param lr=0.1.")
-        if key.strip() in parsed:  # as a config refuses a repeated key
-            raise ConfigError(f"--param {key.strip()} is given twice; give each parameter "
-                              "once.")
-        try:
-            parsed[key.strip()] = load_yaml(value) if value.strip() else None
-        except (yaml.YAMLError, ValueError):
-            raise ConfigError(f"--param {item!r}: the value {value!r} is not a YAML "
-                              "scalar or list.") from None
+    parsed = param_values(params)
     entries: list[dict[str, Any]] = []
     for spec in specs:
         spec = spec.strip()
