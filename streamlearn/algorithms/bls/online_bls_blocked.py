@@ -170,10 +170,10 @@ class OnlineBLSBlocked(BlockBLS):
 
     Its enhancement nodes use the vectorised ``tanh``
     (:func:`streamlearn.kernels.vector_math.tanh`, within 2 ulp of the exact value; the C
-    library's is within 1): at m = 1100 the features take 12.5 instead of 22.2 µs of a
-    sample's 140 (1.06× in all, 9 alternated pairs in one process on an Emerald Rapids Xeon;
-    README, "Timing"). Its predictions stay ``online_bls_fast``'s (≤ 1 in 10⁴, ``W`` within
-    1e-5: tested). ``online_bls_ada_blocked`` keeps the C library's: with it, its ``W``
+    library's is within 1): the broad features 1.81× faster, the learner 1.26× with the
+    replaced layouts, on MNIST's shape (``benchmarks/bls_kernel_layouts.py`` on an Emerald
+    Rapids Xeon; README, "Timing"). Its predictions stay ``online_bls_fast``'s (≤ 1 in 10⁴,
+    ``W`` within 1e-5: tested). ``online_bls_ada_blocked`` keeps the C library's: with it, its ``W``
     moved 1.1–3.6e-5 from ``online_bls_ada_fast``'s, past that test's bound.
     """
 
