@@ -547,6 +547,15 @@ class Protocol(Base):
         reads; the config validator refuses it before anything runs, on any backend."""
         return None
 
+    def check_stream_data(self, stream_cfg: Any, seed: int, data_dir: str | None) -> None:
+        """Raise :class:`UserError` when the data of this stream entry, as a run of
+        ``seed`` would see them, cannot be run under these parameters (a value the protocol
+        reads from the data, e.g. a negative delay in a delay column). The runner calls it
+        for every stream and seed before anything is written, on every backend (for the
+        streams whose data the client can read), so such a stream is a config error, not
+        runs that fail one by one on the workers. Default: nothing to check."""
+        return None
+
     def fold_count(self) -> int | None:
         """How many runs (copies of the learner) each (stream, learner, seed) is under these
         parameters (a prequential validation's ``k``); ``None``: one ordinary run."""

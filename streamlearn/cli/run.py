@@ -291,6 +291,7 @@ def validate(
     """Check a config (names, types, ranges, data files) without running anything."""
     from streamlearn.evaluation.output_dir import check_writable
     from streamlearn.evaluation.runner import (
+        check_stream_data,
         check_stream_lengths,
         check_streams_available,
         plan_runs,
@@ -303,6 +304,7 @@ def validate(
         cfg = cfg.smoke_version()
     check_streams_available(cfg, _resolve_data_dir(data_dir))
     check_stream_lengths(cfg, _resolve_data_dir(data_dir), reads_data=True)
+    check_stream_data(cfg, _resolve_data_dir(data_dir), reads_data=True)
     check_writable(_output_dir(cfg, None, smoke), create=False)
     runs = plan_runs(cfg)
     folds = len({r.fold for r in runs if r.fold is not None})

@@ -173,6 +173,42 @@ def check_stream_lengths(cfg: ExperimentConfig, data_dir: str | None, reads_data
                             "Nothing was run.")
 
 
+def check_stream_data(cfg: ExperimentConfig, data_dir: str | None, reads_data: bool,
+                      skip: set[str] | frozenset[str] = frozenset()) -> None:
+    """Refuse, before anything is written, a stream whose data the protocol's parameters
+    cannot run on (:meth:`~streamlearn.base.Protocol.check_stream_data`: a delay column's
+    name and values), whichever backend runs it. Without ``reads_data`` (remote Dask
+    workers with their own files) a stream is checked when its data can be read here
+    (generated, or a user's file present on this machine); the others are checked by
+    their runs on the workers."""
+    protocol = components.get_protocol(cfg.protocol)(**cfg.protocol_params)
+    for scfg in cfg.streams:
+        if scfg.label in skip:
+            continue
+        with user_stream_code(scfg):
+            if not reads_data and not _readable_here(scfg, cfg.seeds[0], data_dir):
+                continue
+            for seed in cfg.seeds:
+                try:
+                    protocol.check_stream_data(scfg, seed, data_dir)
+                except UserError as exc:
+                    exc.args = (f"{exc} Nothing was run.",)
+                    raise
+
+
+def _readable_here(scfg: StreamConfig, seed: int, data_dir: str | None) -> bool:
+    """Whether this process can read the stream's data without its data directory:
+    generated streams and a user's files present here."""
+    stream = build_stream(scfg, seed, data_dir)
+    if getattr(stream, "needs_data", False):
+        return False
+    try:
+        stream.check_available()
+    except DataMissingError:
+        return False
+    return True
+
+
 def experiment_manifest(cfg: ExperimentConfig, specs: list[RunSpec], smoke: bool,
                         not_run: dict[str, str] | None = None) -> dict:
     return {
@@ -236,6 +272,7 @@ def run_experiment(
     if missing and not skip_missing_data:
         raise next(iter(missing.values()))
     check_stream_lengths(cfg, data_dir, reads_data=check_data, skip=set(missing))
+    check_stream_data(cfg, data_dir, reads_data=check_data, skip=set(missing))
     rollback = OutputRollback(out_dir)  # a failure before the first record undoes the rest
     check_writable(out_dir, create=True)
     specs = [s for s in plan_runs(cfg, digests) if s.stream.label not in missing]

@@ -255,6 +255,16 @@ class PrequentialClassification(PrequentialProtocol):
                     f"none for this stream, or scale the other features in the file")
         return None
 
+    def check_stream_data(self, stream_cfg: Any, seed: int, data_dir: str | None) -> None:
+        """A delay (and moment) column is read from the data: its name or index and its
+        values are checked by preparing the stream as the run will (once per seed only
+        when the order or the data depend on it; the preparation is cached), before
+        anything is written. A negative delay had failed every run on Dask's workers (exit
+        1, a summary of failed runs) and stopped ``--backend processes`` at that stream's
+        first run, the earlier streams' records written (exit 2)."""
+        if self._delay is not None and self._delay.fixed is None:
+            self.prepare(stream_cfg, seed, data_dir)
+
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         """The shared preparation, then the checks the runner could not make before the
         stream was loaded (its length, when not known beforehand; the delay columns)."""

@@ -556,3 +556,30 @@ def test_a_scheduler_without_workers_fails_the_runs_after_a_while(tmp_path, caps
     recs = _records(tmp_path / "out")
     assert recs and all(r["status"] == "failed" and r["retry_on_resume"] for r in recs.values())
     assert "had no worker for 3 s" in next(iter(recs.values()))["error"]
+
+
+def test_a_bad_delay_column_is_refused_as_on_the_processes_backend(tmp_path, capsys,
+                                                                   cluster):
+    """Fixes A (1): a negative value in the delay column of `delay: {column: J}` stopped
+    `--backend processes` with a config error, but on Dask every run failed on the
+    workers (exit 1, records and a summary of failed runs written). Now both the local
+    cluster and a remote scheduler (the CSV is readable here) refuse it before anything
+    is written, exit 2."""
+    delays = [3] * 40
+    delays[25] = -2
+    rows = ["x,lag,label"] + [f"{i % 7}.5,{d},{i % 2}" for i, d in enumerate(delays)]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    cfg = _config(repeats=1, protocol={"name": "prequential-classification",
+                                       "params": {"delay": {"column": 1}}})
+    cfg["streams"] = [{"name": "csv", "label": "D",
+                       "params": {"path": str(tmp_path / "d.csv"), "target": "label"}}]
+    cfg["algorithms"] = [{"name": "no_change"}]
+    cfg["metrics"] = ["oca"]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    for where in (["--jobs", "1"], ["--scheduler", cluster.scheduler_address]):
+        rc, text = _cli(["run", str(path), "--out", str(tmp_path / "o"), "--backend", "dask",
+                         "--quiet", *where], capsys)
+        assert rc == 2, text
+        assert "the delay column gives sample 25 the delay -2.0" in " ".join(text.split())
+        assert "Traceback" not in text and not (tmp_path / "o").exists()

@@ -177,3 +177,49 @@ def test_a_delay_column_with_a_scaled_stream_is_refused_at_validation(tmp_path, 
     path.write_text(yaml.safe_dump(cfg))
     rc, text = run_cli(["run", str(path), "-q"], capsys)
     assert rc == 0, text
+
+
+def _delay_column_config(tmp_path, *streams: tuple[str, list[float]]) -> dict:
+    """A config of CSV streams (label, per-row delays) under ``delay: {column: 1}``."""
+    entries = []
+    for label, delays in streams:
+        rows = ["x,lag,label"] + [f"{i % 7}.5,{d},{i % 2}" for i, d in enumerate(delays)]
+        (tmp_path / f"{label}.csv").write_text("\n".join(rows) + "\n")
+        entries.append({"name": "csv", "label": label,
+                        "params": {"path": str(tmp_path / f"{label}.csv"), "target": "label"}})
+    return {"name": "d", "protocol": {"name": "prequential-classification",
+                                      "params": {"delay": {"column": 1}}},
+            "streams": entries, "algorithms": [{"name": "no_change"}], "metrics": ["oca"],
+            "outputs": {"dir": str(tmp_path / "out"), "plots": []}}
+
+
+def test_a_bad_delay_column_value_is_refused_before_anything_is_written(tmp_path, capsys):
+    """Fixes A (1): a negative delay in a delay column was found by each run's own
+    preparation: `--backend processes` wrote the runs of the streams before it and then
+    stopped (exit 2, half-written), `validate` said valid, and Dask failed the runs on
+    its workers (exit 1). The column's values are now checked before anything is
+    written, by `validate` and by `run` on every backend (tests/evaluation/
+    test_dask_backend.py)."""
+    import yaml
+
+    from tests.cli_helpers import run_cli
+
+    bad = [3.0] * 40
+    bad[25] = -2.0
+    cfg = _delay_column_config(tmp_path, ("Good", [3.0] * 40), ("Bad", bad))
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["validate", str(path)], capsys)
+    assert rc == 2, text
+    assert "the delay column gives sample 25 the delay -2.0" in " ".join(text.split())
+    for jobs in ("1", "2"):
+        rc, text = run_cli(["run", str(path), "-q", "--jobs", jobs], capsys)
+        flat = " ".join(text.split())
+        assert rc == 2, text
+        assert "Stream 'Bad': the delay column gives sample 25 the delay -2.0" in flat
+        assert "Nothing was run." in flat and "Traceback" not in text
+        assert not (tmp_path / "out").exists()
+    cfg["streams"] = cfg["streams"][:1]
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["run", str(path), "-q"], capsys)
+    assert rc == 0, text
