@@ -183,6 +183,8 @@ class StreamInfo:
     source: str = ""
     preprocessing: tuple[str, ...] = ()
     substitute_for: str | None = None
+    #: the features' names, in column order (``None``: the stream names none)
+    feature_names: tuple[str, ...] | None = None
 
 
 def _class_indices(y: np.ndarray, stream: str) -> np.ndarray:
@@ -419,6 +421,8 @@ class PreparedData:
     info: dict[str, Any]
     n_classes: int | None
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the names of ``X``'s columns, when the stream has them (a CSV header, ARFF)
+    feature_names: tuple[str, ...] | None = None
 
 
 @dataclass

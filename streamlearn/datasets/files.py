@@ -23,6 +23,7 @@ an error naming the file, the line and the column. The parsing is the dataset la
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zipfile
 import zlib
@@ -32,7 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from streamlearn.base import Stream
+from streamlearn.base import Stream, StreamInfo
 from streamlearn.datasets.formats.arff import parse_arff
 from streamlearn.datasets.formats.cells import (
     MISSING_LABELS,
@@ -61,17 +62,19 @@ __all__ = ["ARFFStream", "CSVStream", "ChecksumMismatch", "LIBSVMStream", "Numpy
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 #: parsed files kept for the runs of this process (see ``_FileStream.check_content``)
-_PARSED: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_PARSED: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, tuple[str, ...] | None]] = (
+    OrderedDict())
 _PARSED_BUDGET = 256 << 20  # bytes of arrays; a larger file is parsed again by its runs
 
 
 
-def _remember(key: tuple[Any, ...], X: np.ndarray, y: np.ndarray) -> None:
+def _remember(key: tuple[Any, ...], X: np.ndarray, y: np.ndarray,
+              names: tuple[str, ...] | None) -> None:
     size = X.nbytes + y.nbytes
     if size > _PARSED_BUDGET:
         return
-    _PARSED[key] = (X, y)
-    while sum(a.nbytes + b.nbytes for a, b in _PARSED.values()) > _PARSED_BUDGET:
+    _PARSED[key] = (X, y, names)
+    while sum(a.nbytes + b.nbytes for a, b, _ in _PARSED.values()) > _PARSED_BUDGET:
         _PARSED.popitem(last=False)
 
 
@@ -90,6 +93,9 @@ class _FileStream(Stream):
     reseed_per_run: ClassVar[bool] = False
     #: what the format is called in messages
     format_name: ClassVar[str] = ""
+    #: the features' names from the file's header (CSV header row, ARFF attributes), the
+    #: target's excluded; ``None`` when the file names no columns. Set by ``_parse``.
+    _feature_names: tuple[str, ...] | None = None
 
     def __init__(self, *, path: str, sha256: str | None = None, **kwargs: Any) -> None:
         self.path = path
@@ -139,9 +145,15 @@ class _FileStream(Stream):
         key = self.content_key()
         if key is not None and key in _PARSED:
             _PARSED.move_to_end(key)
-            X, y = _PARSED[key]
+            X, y, self._feature_names = _PARSED[key]
             return X.copy(), y.copy()  # each caller owns its arrays; the cache stays intact
         return self._parse()
+
+    def info(self) -> StreamInfo:
+        """Metadata, with the features' names when the file has a header (a delay column
+        is then named like the target column)."""
+        info = super().info()  # loads the file, which sets the names
+        return dataclasses.replace(info, feature_names=self._feature_names)
 
     def content_sha256(self) -> str:
         """SHA-256 of the file (the declared one once :meth:`check_available` has verified
@@ -161,7 +173,7 @@ class _FileStream(Stream):
         X, y = self._parse()
         key = self.content_key() if keep else None
         if key is not None:
-            _remember(key, X, y)
+            _remember(key, X, y, self._feature_names)
 
     def content_key(self) -> tuple[Any, ...] | None:
         """The parameters and the file's identity (inode, size, times): a changed file
@@ -295,6 +307,7 @@ class CSVStream(_FileStream):
         X = cells_to_float(table, feats, src, lines, names)
         refuse_non_finite(X, src, lines, [names[k] for k in feats], table[:, feats])
         y = self._targets(table[:, j], lines, names[j])
+        self._feature_names = tuple(names[k] for k in feats) if header else None
         return X, y
 
     def _refuse_ambiguous_first_row(self, targets: np.ndarray, line: int) -> None:
@@ -376,6 +389,7 @@ class ARFFStream(_FileStream):
         X = np.column_stack(cols)
         feats = [k for k in range(len(arff.names)) if k != j]
         refuse_non_finite(X, src, lines, [arff.names[k] for k in feats], arff.table[:, feats])
+        self._feature_names = tuple(arff.names[k] for k in feats)
         kind = arff.types[j]
         raw = arff.table[:, j]
         if self.task == "classification" and isinstance(kind, list):

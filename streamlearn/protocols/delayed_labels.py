@@ -24,9 +24,14 @@ Forms of the parameter::
     delay: {column: 3, moment: 0}    # feature 0 is the sample's time, feature 3 the delay
                                      # in the same unit
 
-A column is a 0-based feature index, or a feature name when the stream has names. The
-columns stay among the learner's features, as River keeps them in ``x``. Delays must be
-finite and ``>= 0``, and moments non-decreasing (samples arrive in time order).
+A column is a feature name when the stream has names (a CSV file's header, as its
+``target`` is named; ARFF attribute names), or a 0-based feature index (the target
+column not counted). The delay column is read and then removed from the learner's
+features, as the target column is: it says when the label will arrive, which is not known
+when the sample is predicted (a learner given it could learn that one class is verified
+sooner). The moment column stays a feature (a sample's time is known when it arrives).
+River's ``simulate_qa`` leaves both in ``x``. Delays must be finite and ``>= 0``, and
+moments non-decreasing (samples arrive in time order).
 
 Cost: a learner with a fused ``predict_learn_many`` cannot interleave late labels, so a
 delay of 2 or more runs the per-sample ``predict_one``/``learn_one`` loop.
@@ -39,10 +44,11 @@ from typing import Any
 
 import numpy as np
 
+from streamlearn.base import PreparedData
 from streamlearn.errors import UserError
 from streamlearn.protocols.prequential_loop import Schedule
 
-__all__ = ["DelaySpec", "delay_schedule", "parse_delay"]
+__all__ = ["DelaySpec", "delay_schedule", "parse_delay", "take_delay_columns"]
 
 
 @dataclass(frozen=True)
@@ -119,21 +125,17 @@ def column_index(ref: int | str, n_features: int, names: list[str] | None,
     return ref
 
 
-def _arrivals(spec: DelaySpec, X: np.ndarray, names: list[str] | None,
+def _arrivals(delays: np.ndarray, moments: np.ndarray | None,
               label: str) -> tuple[np.ndarray, np.ndarray]:
     """Each sample's moment and label arrival time (``moment + delay``), checked."""
-    n, d = X.shape
-    assert spec.column is not None
-    delays = X[:, column_index(spec.column, d, names, label)]
     bad = ~np.isfinite(delays) | (delays < 0)
     if bad.any():
         t = int(np.flatnonzero(bad)[0])
         raise UserError(f"Stream {label!r}: the delay column gives sample {t} the delay "
                         f"{float(delays[t])!r}; delays must be finite and >= 0.")
-    if spec.moment is None:
-        moments = np.arange(n, dtype=np.float64)
+    if moments is None:
+        moments = np.arange(delays.shape[0], dtype=np.float64)
     else:
-        moments = X[:, column_index(spec.moment, d, names, label)]
         back = np.flatnonzero(np.diff(moments) < 0)
         if back.size:
             t = int(back[0]) + 1
@@ -144,11 +146,43 @@ def _arrivals(spec: DelaySpec, X: np.ndarray, names: list[str] | None,
     return moments, moments + delays
 
 
+def take_delay_columns(spec: DelaySpec, data: PreparedData, label: str = "") -> PreparedData:
+    """The prepared data of a run with per-sample delays: the delay column's values (and
+    the moment column's) in ``extra["delay"]`` (``extra["moment"]``), checked, and the
+    delay column removed from ``X`` (the moment column stays). ``data`` (the per-process
+    cache's) is not changed."""
+    assert spec.column is not None
+    d = data.X.shape[1]
+    names = list(data.feature_names) if data.feature_names else None
+    j = column_index(spec.column, d, names, label)
+    extra = {"delay": np.ascontiguousarray(data.X[:, j])}
+    if spec.moment is not None:
+        extra["moment"] = np.ascontiguousarray(
+            data.X[:, column_index(spec.moment, d, names, label)])
+    _arrivals(extra["delay"], extra.get("moment"), label)  # raises for a bad value
+    if d == 1:
+        raise UserError(f"Stream {label!r}: the delay column is its only feature; the "
+                        "learner would have none once it is removed.")
+    shown = f"{names[j]!r} (feature {j})" if names else f"feature {j}"
+    info = {**data.info, "n_features": d - 1,
+            "runner_preprocessing": [*data.info.get("runner_preprocessing", []),
+                                     f"delay column {shown} read and removed from the "
+                                     "features"]}
+    return PreparedData(X=np.ascontiguousarray(np.delete(data.X, j, axis=1)), y=data.y,
+                        info=info, n_classes=data.n_classes,
+                        extra={**data.extra, **extra},
+                        feature_names=(tuple(n for k, n in enumerate(names) if k != j)
+                                       if names else None))
+
+
 def delay_schedule(spec: DelaySpec, X: np.ndarray, names: list[str] | None = None,
-                   label: str = "") -> Schedule:
+                   label: str = "", *, delays: np.ndarray | None = None,
+                   moments: np.ndarray | None = None) -> Schedule:
     """The :class:`~streamlearn.protocols.prequential_loop.Schedule` of a delayed run:
     every sample predicted, each label learnt at the first later step whose moment has
-    reached its arrival (oldest arrival first, ties in stream order)."""
+    reached its arrival (oldest arrival first, ties in stream order). Per-sample delays
+    (and moments) are ``delays`` (``moments``) when given (as
+    :func:`take_delay_columns` leaves them), else read from ``X``'s columns."""
     n = X.shape[0]
     tested = np.ones(n, dtype=bool)
     if spec.fixed is not None:
@@ -156,7 +190,13 @@ def delay_schedule(spec: DelaySpec, X: np.ndarray, names: list[str] | None = Non
         order = np.arange(n, dtype=np.int64)
         before = np.clip(np.arange(n, dtype=np.int64) - lag + 1, 0, n)
         return Schedule(tested, order, before)
-    moments, arrival = _arrivals(spec, X, names, label)
+    if delays is None:
+        assert spec.column is not None
+        d = X.shape[1]
+        delays = X[:, column_index(spec.column, d, names, label)]
+        if spec.moment is not None:
+            moments = X[:, column_index(spec.moment, d, names, label)]
+    moments, arrival = _arrivals(delays, moments, label)
     # first step j with moment_j >= arrival (moments are non-decreasing), never before t+1
     release = np.maximum(np.searchsorted(moments, arrival, side="left"),
                          np.arange(1, n + 1))

@@ -381,7 +381,8 @@ def prepare_stream(scfg: Any, seed: int, data_dir: str | None,
     if len(parts) > 1:
         extra = {"X_test": parts[1][0], "y_test": parts[1][1]}
     prepared = PreparedData(X=X, y=y, info=_stream_info(scfg, info, parts, n_classes, steps),
-                            n_classes=n_classes, extra=extra)
+                            n_classes=n_classes, extra=extra,
+                            feature_names=info.feature_names)
     _CACHE[key] = prepared
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -36,7 +36,11 @@ from streamlearn.components import get_metric
 from streamlearn.errors import UserError
 from streamlearn.metrics.classification import stream_subset_extra
 from streamlearn.params import OfType
-from streamlearn.protocols.delayed_labels import delay_schedule, parse_delay
+from streamlearn.protocols.delayed_labels import (
+    delay_schedule,
+    parse_delay,
+    take_delay_columns,
+)
 from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
 from streamlearn.protocols.holdout import holdout_block, parse_holdout, run_with_holdout
 from streamlearn.protocols.holdout import min_samples as holdout_min_samples
@@ -267,15 +271,16 @@ class PrequentialClassification(PrequentialProtocol):
 
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         """The shared preparation, then the checks the runner could not make before the
-        stream was loaded (its length, when not known beforehand; the delay columns)."""
+        stream was loaded (its length, when not known beforehand; the delay columns, read
+        and the delay column taken out of the features:
+        :func:`~streamlearn.protocols.delayed_labels.take_delay_columns`)."""
         data = super().prepare(stream_cfg, seed, data_dir)
         n = data.X.shape[0]
         need = self.min_samples()
         if need is not None and n < need[0]:
             raise UserError(f"Stream {stream_cfg.label!r} has {n} samples, but {need[1]}.")
         if self._delay is not None and self._delay.fixed is None:
-            delay_schedule(self._delay, data.X, data.info.get("feature_names"),
-                           stream_cfg.label)  # raises for a bad column or value
+            data = take_delay_columns(self._delay, data, stream_cfg.label)
         return data
 
     @property
@@ -301,6 +306,9 @@ class PrequentialClassification(PrequentialProtocol):
             if self._delay is not None:
                 result.notes["delay"] = self._delay.as_json()
             return result
+        if (self._delay is not None and self._delay.fixed is None
+                and "delay" not in data.extra):  # not from prepare(): read the columns here
+            data = take_delay_columns(self._delay, data, data.info.get("label", ""))
         n = data.X.shape[0]
         learner.reset(data.X.shape[1], data.n_classes)
         progress = None if ctx.on_progress is None else (lambda k: ctx.on_progress(k, n))
@@ -308,8 +316,9 @@ class PrequentialClassification(PrequentialProtocol):
         if self._holdout is not None:
             return self._run_holdout(learner, data, ctx, at, progress)
         if self._delay is not None:
-            schedule = delay_schedule(self._delay, data.X, data.info.get("feature_names"),
-                                      data.info.get("label", ""))
+            schedule = delay_schedule(self._delay, data.X, label=data.info.get("label", ""),
+                                      delays=data.extra.get("delay"),
+                                      moments=data.extra.get("moment"))
             notes: dict[str, Any] = {"delay": self._delay.as_json()}
         else:
             assert self._validation is not None

@@ -81,7 +81,8 @@ def test_per_sample_delay_column_equals_river():
     X = np.column_stack([data.X, delays])
     data.X = X
     result = PrequentialClassification(delay={"column": 2}).run(NearestMean(), data, context())
-    expected = river_delayed(NearestMean(), X, data.y, 3, delay=delays)
+    # River with the delay popped out of x: the learner does not see the delay column
+    expected = river_delayed(NearestMean(), X[:, :2], data.y, 3, delay=delays)
     np.testing.assert_array_equal(result.arrays["y_pred"], expected)
     assert result.notes["delay"] == {"column": 2}
 
@@ -97,7 +98,9 @@ def test_moment_and_delay_columns_equal_river():
     data.X = X
     proto = PrequentialClassification(delay={"column": 3, "moment": 0})
     result = proto.run(NearestMean(), data, context())
-    expected = river_delayed(NearestMean(), X, data.y, 3, moment=moments, delay=delays)
+    # the moment stays a feature, the delay is popped out of x
+    expected = river_delayed(NearestMean(), X[:, :3], data.y, 3, moment=moments,
+                             delay=delays)
     np.testing.assert_array_equal(result.arrays["y_pred"], expected)
 
 
@@ -223,3 +226,71 @@ def test_a_bad_delay_column_value_is_refused_before_anything_is_written(tmp_path
     path.write_text(yaml.safe_dump(cfg))
     rc, text = run_cli(["run", str(path), "-q"], capsys)
     assert rc == 0, text
+
+
+def test_a_delay_column_is_named_by_the_csv_header_and_is_not_a_feature(tmp_path, capsys):
+    """Fixes A (2): a CSV's header names were not the stream's feature names, so
+    `delay: {column: lag}` (named like `target: label`) stopped with "Stream 'S' has no
+    feature names" (exit 2); and `delay: {column: 1}` left the delay among the learner's
+    features: with delays that give the class away (class 1 verified 30 samples later)
+    RLS read the label off the delay column. The header names the column (ARFF attribute
+    names too), and the delay column is taken out of the features like the target."""
+    import json
+
+    import yaml
+
+    from tests.cli_helpers import run_cli
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 300)
+    rows = ["x,lag,label"] + [f"{rng.normal():.4f},{3 + 30 * c},{c}" for c in labels]
+    (tmp_path / "s.csv").write_text("\n".join(rows) + "\n")
+    arff = ["@relation s", "@attribute x numeric", "@attribute lag numeric",
+            "@attribute label {0,1}", "@data", *rows[1:]]
+    (tmp_path / "s.arff").write_text("\n".join(arff) + "\n")
+    metrics = {}
+    for fmt, column in (("csv", "lag"), ("csv", 1), ("arff", "lag")):
+        cfg = {"name": "d", "protocol": {"name": "prequential-classification",
+                                         "params": {"delay": {"column": column}}},
+               "streams": [{"name": fmt, "label": "S",
+                            "params": {"path": str(tmp_path / f"s.{fmt}"),
+                                       "target": "label"}}],
+               "algorithms": [{"name": "rls", "label": "RLS"}], "metrics": ["oca"],
+               "outputs": {"dir": str(tmp_path / f"out_{fmt}_{column}"), "plots": []}}
+        path = tmp_path / "c.yaml"
+        path.write_text(yaml.safe_dump(cfg))
+        rc, text = run_cli(["run", str(path), "-q"], capsys)
+        assert rc == 0, text
+        rec = json.loads((tmp_path / f"out_{fmt}_{column}" / "runs" /
+                          "S__RLS__seed0.json").read_text())
+        assert rec["stream_info"]["n_features"] == 1
+        assert rec["stream_info"]["runner_preprocessing"] == [
+            "delay column 'lag' (feature 1) read and removed from the features"]
+        metrics[fmt, column] = rec["metrics"]["oca"]
+    # one column, named or by index; x is noise, so the class is a guess (with the delay
+    # among the features RLS had OCA 0.93)
+    assert len(set(metrics.values())) == 1
+    assert metrics["csv", 1] < 0.7
+
+
+def test_a_delay_column_name_the_stream_lacks_lists_its_features(tmp_path):
+    from streamlearn.config import StreamConfig
+    from streamlearn.datasets.files import CSVStream
+    from streamlearn.protocols.delayed_labels import take_delay_columns
+    from streamlearn.protocols.preparation import prepare_stream
+
+    (tmp_path / "s.csv").write_text("a,b,label\n1,2,0\n3,4,1\n5,6,0\n")
+    (tmp_path / "n.csv").write_text("1,2,0\n3,4,1\n5,6,0\n")
+    assert CSVStream(path=str(tmp_path / "s.csv")).info().feature_names == ("a", "b")
+    assert CSVStream(path=str(tmp_path / "n.csv")).info().feature_names is None
+
+    scfg = StreamConfig(name="csv", label="S",
+                        params={"path": str(tmp_path / "s.csv"), "target": "label"})
+    data = prepare_stream(scfg, 0, None)
+    assert data.feature_names == ("a", "b")
+    with pytest.raises(UserError, match=r"has no feature 'lag'\. Features: a, b"):
+        take_delay_columns(parse_delay({"column": "lag"}), data, "S")
+    taken = take_delay_columns(parse_delay({"column": "a"}), data, "S")
+    assert taken.feature_names == ("b",) and taken.X.tolist() == [[2.0], [4.0], [6.0]]
+    assert taken.extra["delay"].tolist() == [1.0, 3.0, 5.0]
+    assert data.X.shape == (3, 2)  # the cached preparation is unchanged
