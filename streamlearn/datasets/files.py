@@ -16,8 +16,10 @@ starts (a mismatch is refused, exit code 3)::
 Rows keep the file's order (``shuffle: true`` in the config shuffles them per seed).
 Classification targets (numbers or strings) become class indices ``0..C-1`` in sorted
 order (ARFF: the declared order of the nominal values). Feature values must be numeric
-and finite, except ARFF nominal features, which become their value's index. A bad row is
-an error naming the file, the line and the column. The parsing is the dataset layer's
+and finite, except ARFF nominal features, which become their value's index; a missing
+feature value (an empty CSV cell, ARFF's unquoted ``?``, also in a nominal attribute that
+declares ``?``) is refused like a missing target. A bad row is an error naming the file,
+the line and the column. The parsing is the dataset layer's
 (:mod:`streamlearn.datasets.formats`); ``.gz``/``.bz2`` files are decompressed.
 """
 
@@ -376,11 +378,22 @@ class ARFFStream(_FileStream):
                 continue
             codes = {v: float(i) for i, v in enumerate(kind)}
             vals = arff.table[:, k].tolist()
+            missing = arff.missing[:, k] if arff.missing is not None else None
             col = np.empty(len(vals))
             for i, v in enumerate(vals):
+                if missing is not None and missing[i]:
+                    declared = (" (unquoted, ? is ARFF's missing value even where the header "
+                                "declares it; a value named ? is written '?')"
+                                if "?" in kind else "")
+                    raise DataError(f"{row_place(src, lines, i)}, column {arff.names[k]}: "
+                                    "'?' (a missing value) in a nominal attribute"
+                                    f"{declared}; missing feature values are refused, "
+                                    "nominal as numeric: fill or drop such rows before "
+                                    "streaming them.")
                 if v not in codes:
                     raise DataError(f"{row_place(src, lines, i)}, column {arff.names[k]}: "
-                                    f"{shown_cell(v)} is not one of the declared values "
+                                    f"{shown_cell(v) if missing is None else repr(v)} is "
+                                    "not one of the declared values "
                                     f"{{{', '.join(kind)}}}.")
                 col[i] = codes[v]
             cols.append(col)

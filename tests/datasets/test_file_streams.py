@@ -189,6 +189,43 @@ def test_arff_nominal_features_and_declared_class_order(tmp_path):
         ARFFStream(path=str(p)).to_arrays()
 
 
+def test_arff_missing_nominal_feature_is_refused_like_a_missing_numeric_one(tmp_path,
+                                                                            capsys):
+    """Fixes A (3): ARFF's missing value (an unquoted ``?``) in a nominal feature whose
+    header declares ``?`` among its values became a category of its own (code 3 of
+    {red, green, blue, ?}: exit 0), where a ``?`` in a numeric feature, an undeclared one,
+    and a CSV's empty cell are refused. Weka and MOA read an unquoted ``?`` as missing
+    whatever the header says (a quoted '?' is a value): it is now refused, exit 3,
+    naming the line and the column; a declared, quoted '?' stays a value."""
+    p = tmp_path / "d.arff"
+    nominal = ARFF.replace("{red,green,blue}", "{red,green,blue,?}")
+    p.write_text(nominal.replace("blue,2.5,yes", "?,2.5,yes"))
+    with pytest.raises(DataError, match=r"d\.arff, line 9, column colour: '\?' \(a missing "
+                       r"value\) in a nominal attribute .*fill or drop such rows"):
+        ARFFStream(path=str(p)).to_arrays()
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({
+        "name": "a", "streams": [{"name": "arff", "label": "A", "params": {"path": str(p)}}],
+        "algorithms": [{"name": "no_change"}], "metrics": ["oca"],
+        "outputs": {"dir": str(tmp_path / "out"), "plots": []}}))
+    assert _run(["run", str(cfg), "--quiet"]) == 3
+    assert not (tmp_path / "out").exists()
+    # undeclared: the same refusal; numeric: refused as not a number
+    p.write_text(ARFF.replace("blue,2.5,yes", "?,2.5,yes"))
+    with pytest.raises(DataError, match=r"line 9, column colour: '\?' \(a missing value\) in "
+                       "a nominal attribute; missing feature values are refused"):
+        ARFFStream(path=str(p)).to_arrays()
+    p.write_text(ARFF.replace("blue,2.5,yes", "blue,?,yes"))
+    with pytest.raises(DataError, match=r"line 9, column size: '\?' \(a missing value\) is "
+                       "not a number"):
+        ARFFStream(path=str(p)).to_arrays()
+    # Weka's literal value: quoted in the header and in the data
+    p.write_text(ARFF.replace("{red,green,blue}", "{red,green,blue,'?'}")
+                 .replace("blue,2.5,yes", "'?',2.5,yes"))
+    X, _ = ARFFStream(path=str(p)).to_arrays()
+    np.testing.assert_array_equal(X[:, 0], [0, 3, 1])
+
+
 def test_libsvm_matches_scikit_learn_and_names_bad_lines(tmp_path):
     from sklearn.datasets import dump_svmlight_file
 

@@ -21,13 +21,16 @@ __all__ = ["ArffData", "parse_arff"]
 class ArffData:
     """A dense ARFF file: attribute names, types and the data as a string table.
 
-    ``types[j]`` is ``"numeric"`` or the list of nominal values in declaration order.
+    ``types[j]`` is ``"numeric"`` or the list of nominal values in declaration order;
+    ``missing`` marks the cells that are ARFF's missing value, an unquoted ``?`` (a quoted
+    ``'?'`` is the value ``?``, as in Weka's and MOA's reader).
     """
 
     relation: str
     names: list[str]
     types: list[str | list[str]]
     table: np.ndarray
+    missing: np.ndarray | None = None
 
     def column(self, name: str) -> int:
         try:
@@ -44,10 +47,10 @@ _ATTR = re.compile(r"@attribute\s+('(?:[^']*)'|\"(?:[^\"]*)\"|\S+)\s+(.+)$", re.
 def parse_arff(text: str, source: str | Path | None = None) -> ArffData:
     """Parse a dense ARFF file (numeric/real/integer and nominal attributes).
 
-    Values are kept as strings; use :func:`to_float_columns` / :func:`encode_labels`.
-    Sparse ARFF (``{i v, ...}`` rows), string and date attributes are rejected. A ``?``
-    (missing) in a numeric column becomes NaN downstream; in a nominal column it is an
-    error when the column is encoded.
+    Values are kept as strings, quotes removed; use :func:`to_float_columns` /
+    :func:`encode_labels`. Sparse ARFF (``{i v, ...}`` rows), string and date attributes
+    are rejected. The missing values (unquoted ``?``) are marked in ``missing``; the
+    readers refuse them (not a number; not a class or a category of its own).
     """
     lines = text.split("\n")
     relation = ""
@@ -110,5 +113,8 @@ def parse_arff(text: str, source: str | Path | None = None) -> ArffData:
     if body.lstrip().startswith("{"):
         raise DataError(f"Sparse ARFF{where(source)} is not supported.")
     table = parse_string_table(body, delimiter=",", n_cols=len(names), source=source)
-    table = np.char.strip(np.char.strip(table), "'\"")
-    return ArffData(relation=relation, names=names, types=types, table=table)
+    table = np.char.strip(table)
+    missing = table == "?"  # before the quotes go: '?' is a value, ? the missing mark
+    table = np.char.strip(table, "'\"")
+    return ArffData(relation=relation, names=names, types=types, table=table,
+                    missing=missing)
