@@ -13,6 +13,13 @@ never as a difference of two running sums, which on a long stream with a large m
 would lose the digits the two sums share. Faded sums and R²'s sum of squares around the
 mean are carried from block to block with their exact decay and Chan et al.'s pairwise
 update of the centred sum of squares (no ``sum y² - (sum y)²/n`` cancellation).
+
+Range: where a sum overflows float64 although the metric does not (targets and errors
+near 1e300: their squares are past the largest double, their RMSE is not), the sums are
+taken again from the inputs scaled by ``2**-SHIFT`` (a power of two, so the scaling is
+exact), and the metric is taken from those. Only the values whose sums were not finite are
+replaced, so every value of an ordinary stream keeps its bits. A metric that itself
+exceeds the largest double (an MSE of 1e600) stays ``inf``.
 """
 
 from __future__ import annotations
@@ -23,34 +30,93 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamlearn.base import Metric, MetricContext
-from streamlearn.kernels.running_sums import Loss, loss_sums_at
+from streamlearn.kernels.running_sums import Loss, loss_sums_at, loss_sums_chunk
 from streamlearn.registry import register_metric
 
 _BLOCK = 1 << 20
 
+#: inputs are scaled by 2**-SHIFT where a loss sum overflows (see the module docstring):
+#: the squared error of two doubles scaled so is at most 2**970, and more than 2**50 of
+#: them are needed to overflow the scaled sum, while a sum that did overflow (at least
+#: 2**1024) is at least 2**-56 scaled, a normal number with all its digits
+SHIFT = 540
+_DOWN = 2.0 ** -SHIFT
 
-def streamed_key(loss: Loss) -> str:
+
+def streamed_key(loss: Loss, *, scaled: bool = False) -> str:
     """The metric-context entry holding a loss's running sums at the checkpoints when the
-    protocol computed them while streaming (``loss_sums_chunk``)."""
-    return f"loss_sums_{int(loss)}"
+    protocol computed them while streaming (``loss_sums_chunk``); ``scaled``: the sums of
+    the inputs scaled by ``2**-SHIFT``, present when the plain ones overflowed."""
+    return f"loss_sums_{int(loss)}" + ("_scaled" if scaled else "")
+
+
+def _degree(loss: Loss) -> int:
+    """``d`` with ``loss(c y, c p) = c**d loss(y, p)``."""
+    return 2 if loss == Loss.SQUARED else 1
+
+
+def _scaled(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64) * _DOWN
+
+
+class StreamedLossSums:
+    """The running sums of per-sample losses at the checkpoints ``at``, fed the predictions
+    chunk by chunk (bit-identical to :func:`cumulative_loss_at` over the whole arrays);
+    once a sum overflows, the sums of the inputs scaled by ``2**-SHIFT`` are carried too,
+    from the chunk where it did, under :func:`streamed_key` ``(loss, scaled=True)``."""
+
+    def __init__(self, losses: list[Loss], at: np.ndarray) -> None:
+        self._at = np.asarray(at, dtype=np.int64)
+        self._losses = losses
+        self._done = {c: 0 for c in losses}  # checkpoints written so far, per loss
+        self._carry = {c: 0.0 for c in losses}  # running sum so far, per loss
+        self._scaled: dict[Loss, list[Any]] = {}  # loss -> [done, carry, sums]
+        self._sums = {c: np.full(self._at.shape, np.nan) for c in losses}
+
+    def add(self, start: int, truth: np.ndarray, pred: np.ndarray) -> None:
+        """The predictions ``pred`` of samples ``start ..`` and their targets ``truth``."""
+        for c in self._losses:
+            done, carry = self._done[c], self._carry[c]
+            self._done[c], self._carry[c] = loss_sums_chunk(
+                truth, pred, start, self._at, done, carry, int(c), self._sums[c])
+            if c not in self._scaled and not np.isfinite(self._carry[c]):
+                self._scaled[c] = [done, float(np.ldexp(carry, -SHIFT * _degree(c))),
+                                   np.full(self._at.shape, np.nan)]
+            if c in self._scaled:
+                k, acc, sums = self._scaled[c]
+                self._scaled[c][:2] = loss_sums_chunk(_scaled(truth), _scaled(pred), start,
+                                                      self._at, k, acc, int(c), sums)
+
+    def context_extra(self) -> dict[str, np.ndarray]:
+        """The metric-context entries of the sums (read by :func:`cumulative_loss_at`)."""
+        out = {streamed_key(c): sums for c, sums in self._sums.items()}
+        out.update({streamed_key(c, scaled=True): v[2] for c, v in self._scaled.items()})
+        return out
 
 
 def cumulative_loss_at(loss: Any, y_true: np.ndarray, y_pred: np.ndarray,
-                       at: np.ndarray, context: MetricContext | None = None) -> np.ndarray:
+                       at: np.ndarray, context: MetricContext | None = None, *,
+                       scaled: bool = False) -> np.ndarray:
     """``sum_{t < T} loss(y_true_t, y_pred_t)`` for every ``T`` in ``at`` (increasing,
     1-based). ``loss`` is a :class:`~streamlearn.kernels.running_sums.Loss` code (one
     compiled pass, no temporaries) or any elementwise function of ``(y_true, y_pred)``
     arrays, then computed block by block so that a long series needs O(block) extra
     memory rather than several n-sized temporaries. Either way each running sum is
-    sequential and bit-identical to one ``np.cumsum`` over the whole series."""
+    sequential and bit-identical to one ``np.cumsum`` over the whole series.
+    ``scaled`` (a ``Loss`` code only): the sums of the inputs times ``2**-SHIFT``."""
     at = np.asarray(at, dtype=np.int64)
     if isinstance(loss, Loss) and context is not None and streamed_key(loss) in context.extra:
         # summed while the protocol streamed the predictions (same kernel, same order)
-        sums = context.extra[streamed_key(loss)]
+        key = streamed_key(loss, scaled=scaled)
+        if key not in context.extra:
+            raise ValueError("the streamed running sums did not overflow: no scaled sums")
+        sums = context.extra[key]
         if sums.shape != at.shape:
             raise ValueError("the streamed running sums were taken at other checkpoints")
         return sums
     if isinstance(loss, Loss):
+        if scaled:
+            return loss_sums_at(_scaled(y_true), _scaled(y_pred), at, int(loss))
         return loss_sums_at(np.ascontiguousarray(y_true, dtype=np.float64),
                             np.ascontiguousarray(y_pred, dtype=np.float64), at, int(loss))
     out = np.empty(at.shape)
@@ -81,6 +147,8 @@ class RegressionMetric(Metric):
 
     #: the compiled form of ``_loss`` (one pass for the curves), if there is one
     loss_code: ClassVar[Loss | None] = None
+    #: ``d`` with ``_loss(c y, c p) = c**d _loss(y, p)`` (2 for a squared error)
+    degree: ClassVar[int] = 1
     kinds: ClassVar[tuple[str, ...]] = ("cumulative", "windowed", "fading")
 
     def __init__(self) -> None:
@@ -100,6 +168,23 @@ class RegressionMetric(Metric):
         """The metric from the (windowed, faded) mean loss: itself, or its root (RMSE)."""
         return mean_loss
 
+    @classmethod
+    def _finish_scaled(cls, mean_scaled: np.ndarray) -> np.ndarray:
+        """The metric from the mean loss of the inputs scaled by ``2**-SHIFT``."""
+        return cls._finish(np.ldexp(mean_scaled, SHIFT * cls.degree))
+
+    @classmethod
+    def _in_range(cls, plain: Callable[[], np.ndarray],
+                  scaled: Callable[[], np.ndarray]) -> np.ndarray:
+        """The metric from the mean loss ``plain()``; where that is not finite (its sum
+        overflowed), from the mean loss of the scaled inputs ``scaled()`` instead."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = cls._finish(plain())
+            bad = ~np.isfinite(values)
+            if not bad.any():
+                return values
+            return np.where(bad, cls._finish_scaled(scaled()), values)
+
     def get(self) -> float:
         return float(self._finish(np.float64(self._sum / self._n))) if self._n else 0.0
 
@@ -107,24 +192,36 @@ class RegressionMetric(Metric):
     def curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
               context: MetricContext) -> np.ndarray:
         at = np.asarray(at, dtype=np.int64)
-        loss = cls._loss if cls.loss_code is None else cls.loss_code
-        return cls._finish(cumulative_loss_at(loss, y_true, y_pred, at, context) / at)
+        if cls.loss_code is None:
+            return cls._in_range(
+                lambda: cumulative_loss_at(cls._loss, y_true, y_pred, at, context) / at,
+                lambda: cumulative_loss_at(cls._loss, _scaled(y_true), _scaled(y_pred),
+                                           at) / at)
+        code = cls.loss_code
+        return cls._in_range(
+            lambda: cumulative_loss_at(code, y_true, y_pred, at, context) / at,
+            lambda: cumulative_loss_at(code, y_true, y_pred, at, context,
+                                       scaled=True) / at)
 
     @classmethod
     def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
                        window: int, context: MetricContext) -> np.ndarray:
         """The mean loss over the last ``window`` samples at each checkpoint."""
-        sums, counts = windowed_sums(at, window, lambda a, b: (
-            cls._loss(_f64(y_true[a:b]), _f64(y_pred[a:b])),))
-        return cls._finish(sums[0] / counts)
+        def mean(scale: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            sums, counts = windowed_sums(at, window, lambda a, b: (
+                cls._loss(scale(y_true[a:b]), scale(y_pred[a:b])),))
+            return sums[0] / counts
+        return cls._in_range(lambda: mean(_f64), lambda: mean(_scaled))
 
     @classmethod
     def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
                      alpha: float, context: MetricContext) -> np.ndarray:
         """Gama et al. (2013), eq. (4): the faded loss sum over the faded count."""
-        sums, weights = faded_sums(at, alpha, lambda a, b: (
-            cls._loss(_f64(y_true[a:b]), _f64(y_pred[a:b])),))
-        return cls._finish(sums[0] / weights)
+        def mean(scale: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            sums, weights = faded_sums(at, alpha, lambda a, b: (
+                cls._loss(scale(y_true[a:b]), scale(y_pred[a:b])),))
+            return sums[0] / weights
+        return cls._in_range(lambda: mean(_f64), lambda: mean(_scaled))
 
 
 @register_metric("mse")
@@ -133,6 +230,7 @@ class MSE(RegressionMetric):
 
     label = "MSE"
     loss_code = Loss.SQUARED
+    degree = 2
 
     @staticmethod
     def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
@@ -158,6 +256,7 @@ class RMSE(RegressionMetric):
 
     label = "RMSE"
     loss_code = Loss.SQUARED
+    degree = 2
 
     @staticmethod
     def _loss(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
@@ -166,6 +265,10 @@ class RMSE(RegressionMetric):
     @staticmethod
     def _finish(mean_loss: np.ndarray) -> np.ndarray:
         return np.sqrt(mean_loss)
+
+    @classmethod
+    def _finish_scaled(cls, mean_scaled: np.ndarray) -> np.ndarray:
+        return np.ldexp(np.sqrt(mean_scaled), SHIFT)  # the root of 2**(2 SHIFT), exact
 
 
 def r2_value(ss_res: np.ndarray, ss_tot: np.ndarray) -> np.ndarray:
@@ -203,14 +306,17 @@ class R2(Metric):
     def windowed_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
                        window: int, context: MetricContext) -> np.ndarray:
         at = np.asarray(at, dtype=np.int64)
-        ss_res = np.empty(at.shape)
-        ss_tot = np.empty(at.shape)
-        for k, stop in enumerate(at.tolist()):
-            start = max(0, stop - window)
-            y, p = _f64(y_true[start:stop]), _f64(y_pred[start:stop])
-            ss_res[k] = np.sum((y - p) ** 2)
-            ss_tot[k] = 0.0 if y.min() == y.max() else np.sum((y - y.mean()) ** 2)
-        return r2_value(ss_res, ss_tot)
+
+        def sums(scale: Scale) -> tuple[np.ndarray, np.ndarray]:
+            ss_res = np.empty(at.shape)
+            ss_tot = np.empty(at.shape)
+            for k, stop in enumerate(at.tolist()):
+                start = max(0, stop - window)
+                y, p = scale(y_true[start:stop]), scale(y_pred[start:stop])
+                ss_res[k] = np.sum((y - p) ** 2)
+                ss_tot[k] = 0.0 if y.min() == y.max() else np.sum((y - y.mean()) ** 2)
+            return ss_res, ss_tot
+        return _r2_in_range(sums)
 
     @classmethod
     def fading_curve(cls, y_true: np.ndarray, y_pred: np.ndarray, at: np.ndarray,
@@ -219,18 +325,51 @@ class R2(Metric):
         summed block by block, the targets' weighted mean and centred sum of squares
         merged block by block (Chan, Golub and LeVeque 1979, weighted form)."""
         at = np.asarray(at, dtype=np.int64)
-        ss_res = np.empty(at.shape)
-        ss_tot = np.empty(at.shape)
-        res = weight = mean = m2 = 0.0
-        for k, start, stop in _blocks(at):
-            y, p = _f64(y_true[start:stop]), _f64(y_pred[start:stop])
-            w = _weights(alpha, stop - start)
-            decay = alpha ** (stop - start)
-            res = decay * res + float(np.dot(w, (y - p) ** 2))
-            weight, mean, m2 = _merge_moments(decay * weight, mean, decay * m2, w, y)
-            if k is not None:
-                ss_res[k], ss_tot[k] = res, m2
-        return r2_value(ss_res, ss_tot)
+
+        def sums(scale: Scale) -> tuple[np.ndarray, np.ndarray]:
+            ss_res = np.empty(at.shape)
+            ss_tot = np.empty(at.shape)
+            res = weight = mean = m2 = 0.0
+            for k, start, stop in _blocks(at):
+                y, p = scale(y_true[start:stop]), scale(y_pred[start:stop])
+                w = _weights(alpha, stop - start)
+                decay = alpha ** (stop - start)
+                res = decay * res + float(np.dot(w, (y - p) ** 2))
+                weight, mean, m2 = _merge_moments(decay * weight, mean, decay * m2, w, y)
+                if k is not None:
+                    ss_res[k], ss_tot[k] = res, m2
+            return ss_res, ss_tot
+        return _r2_in_range(sums)
+
+
+#: the inputs as float64 (``_f64``) or scaled by ``2**-SHIFT`` (``_scaled``)
+Scale = Callable[[np.ndarray], np.ndarray]
+
+
+def _parts(plain: np.ndarray, scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mantissa and exponent of a sum of squares: ``plain`` where it is finite, else the
+    sum of the scaled inputs' squares times ``2**(2 SHIFT)``."""
+    ok = np.isfinite(plain)
+    mantissa, exponent = np.frexp(np.where(ok, plain, scaled))
+    return mantissa, exponent + np.where(ok, 0, 2 * SHIFT)
+
+
+def _r2_in_range(sums: Callable[[Scale], tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """R² from ``sums(scale) -> (ss_res, ss_tot)``; where either overflowed (targets and
+    errors near 1e300), from the ratio of the finite sums and those of the scaled inputs."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ss_res, ss_tot = sums(_f64)
+        values = r2_value(ss_res, ss_tot)
+        bad = (~np.isfinite(ss_res) | ~np.isfinite(ss_tot)) & (ss_tot != 0)
+        if not bad.any():
+            return values
+        res_scaled, tot_scaled = sums(_scaled)
+        m_res, e_res = _parts(ss_res, res_scaled)
+        m_tot, e_tot = _parts(ss_tot, tot_scaled)
+        flat = m_tot == 0
+        ratio = np.ldexp(m_res / np.where(flat, 1.0, m_tot), e_res - e_tot)
+        again = np.where(flat, np.where(m_res == 0, 1.0, 0.0), 1.0 - ratio)
+        return np.where(bad, again, values)
 
 
 # --------------------------------------------------------------------------------------

@@ -38,8 +38,8 @@ from streamlearn.base import (
 )
 from streamlearn.components import get_metric
 from streamlearn.errors import UserError
-from streamlearn.kernels.running_sums import Loss, loss_sums_chunk
-from streamlearn.metrics.regression import streamed_key
+from streamlearn.kernels.running_sums import Loss
+from streamlearn.metrics.regression import StreamedLossSums
 from streamlearn.metrics.regret import lag_windows
 from streamlearn.params import Interval
 from streamlearn.protocols.preparation import Preparation, prepare_stream, shift_target
@@ -250,27 +250,21 @@ class PrequentialRegression(PrequentialProtocol):
         # checkpoints are taken chunk by chunk, so a run holds no n-sized array besides
         # the data (bit-identical to the whole pass)
         codes = [getattr(get_metric(m), "loss_code", None) for m in ctx.metrics]
-        streamed: dict[str, np.ndarray] = {}
+        sums: StreamedLossSums | None = None
         on_predictions = None
         if (not ctx.keep_predictions and ctx.window is None and ctx.fading is None
                 and all(c is not None for c in codes)):
-            losses = sorted({Loss(c) for c in codes if c is not None})
-            done = {c: 0 for c in losses}  # checkpoints written so far, per loss
-            carry = {c: 0.0 for c in losses}  # running sum so far, per loss
-            streamed = {streamed_key(c): np.full(at.shape, np.nan) for c in losses}
+            sums = streaming = StreamedLossSums(
+                sorted({Loss(c) for c in codes if c is not None}), at)
 
             def on_predictions(start: int, pred: np.ndarray) -> None:
-                truth = data.y[start:start + pred.size]
-                for c in losses:
-                    done[c], carry[c] = loss_sums_chunk(
-                        truth, pred, start, at, done[c], carry[c], int(c),
-                        streamed[streamed_key(c)])
+                streaming.add(start, data.y[start:start + pred.size], pred)
 
         out = run_prequential(learner, X, data.y, chunk_size=ctx.chunk_size,
                               use_many=ctx.fused, on_chunk=progress,
                               on_predictions=on_predictions,
                               keep_predictions=on_predictions is None)
-        extra: dict[str, np.ndarray] = dict(streamed)
+        extra: dict[str, np.ndarray] = {} if sums is None else sums.context_extra()
         if on_series:
             # the learner says (Regressor.fits_intercept); one that does not is taken
             # to have one (it had been compared without one unless it had `offset`:

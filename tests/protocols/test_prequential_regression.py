@@ -349,3 +349,44 @@ def test_regret_comparator_has_an_intercept_when_the_learner_has_one(tmp_path, c
         want_abs = (np.abs(y - yp).sum() - best_fixed_abs_loss(X, y)) / n
         assert r["metrics"]["regret_sq"] == pytest.approx(want_sq, rel=1e-8, abs=1e-12)
         assert r["metrics"]["regret_abs"] == pytest.approx(want_abs, rel=1e-8, abs=1e-12)
+
+
+
+def test_rmse_of_targets_near_1e300_is_a_number_streamed_or_not(tmp_path, capsys,
+                                                               monkeypatch):
+    """A CSV of targets about 1e300 (squared errors past the largest double) had RMSE
+    inf and R² "—" in the summary, with overflow warnings, exit 0, although its RMSE is
+    about 6e299. Streamed (no predictions kept) and from the kept predictions alike."""
+    from tests.cli_helpers import user_module
+
+    rng = np.random.default_rng(0)
+    y = rng.uniform(-1.0, 1.0, 300) * 1e300
+    (tmp_path / "big.csv").write_text(
+        "x,y\n" + "".join(f"{k},{float(v)!r}\n" for k, v in enumerate(y)))
+    rmse = float(np.sqrt(np.mean((y / 1e300) ** 2))) * 1e300  # of predictions 0
+    source = ("class Zero:\n    task = 'regression'\n"
+              "    def predict_one(self, x):\n        return 0.0\n"
+              "    def learn_one(self, x, y):\n        pass\n")
+    finals = {}
+    with user_module(tmp_path, monkeypatch, "zero_learner", source):
+        for kept, metrics in ((True, ["rmse", "mae", "r2"]), (False, ["rmse", "mae"])):
+            cfg = _cfg(streams=[{"name": "csv_regression", "label": "Big",
+                                 "params": {"path": "big.csv", "target": "y"}}],
+                       algorithms=[{"name": "zero_learner:Zero", "label": "Zero"}],
+                       metrics=metrics,
+                       evaluation={"checkpoints": 5, "save_predictions": kept})
+            out = tmp_path / str(kept)
+            out.mkdir()
+            rc, text = _run(out, cfg, capsys)
+            assert rc == 0, text
+            assert "Warning" not in text, text
+            (rec,) = _records(out).values()
+            finals[kept] = rec["metrics"]
+            assert rec["metrics"]["rmse"] == pytest.approx(rmse, rel=1e-13)
+            summary = (out / "out" / "summary.csv").read_text()
+            assert "inf" not in summary and ",nan," not in summary, summary
+            assert f"Big,Zero,rmse,{rmse:.6g}," in summary, summary
+    u = y / 1e300
+    assert finals[True]["r2"] == pytest.approx(-np.mean(u) ** 2 / np.var(u), rel=1e-10)
+    assert [finals[False][k] for k in ("rmse", "mae")] == [finals[True][k]
+                                                            for k in ("rmse", "mae")]
