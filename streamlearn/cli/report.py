@@ -18,7 +18,8 @@ def report(
     directory: Annotated[Path, typer.Argument(help="An output directory of `streamlearn run`.")],
     html: Annotated[bool, typer.Option("--html", help="Also write report.html: one "
                     "self-contained page (config, tables with paper and Δ, plots inline, "
-                    "failed runs and their errors, versions).")] = False,
+                    "failed runs and their errors, versions); once written, every later "
+                    "report or run into DIR writes it again.")] = False,
 ) -> None:
     """Rebuild tables and plots from the saved run records alone (nothing is re-run).
 
@@ -59,11 +60,7 @@ def report(
                 return
             except OutputError:
                 pass  # a folder this user cannot write: writing the tables says so
-        summary, written = build_report(directory)
-        if html:
-            from streamlearn.reporting.html import write_html
-
-            written.append(write_html(summary, directory, written))
+        summary, written = build_report(directory, html=True if html else None)
     _show(summary, written)
     _exit_on_problems(summary)
 
@@ -71,7 +68,7 @@ def report(
 def _show(summary: Summary, written: list[Path] | None) -> None:
     """The tables, the records' status and the files written (None: none may be)."""
     from streamlearn.reporting import tables
-    from streamlearn.reporting.report import status_lines
+    from streamlearn.reporting.report import removed_lines, status_lines
 
     for table in tables.rich_tables(summary, width=console.width,
                                     written=written is not None):
@@ -83,6 +80,8 @@ def _show(summary: Summary, written: list[Path] | None) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     for p in written or []:
         console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
+    for line in removed_lines(summary) if written is not None else []:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _exit_on_problems(summary: Summary) -> None:

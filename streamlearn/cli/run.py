@@ -214,6 +214,7 @@ def run(
     from streamlearn.reporting.report import (
         build_report,
         problem_lines,
+        removed_lines,
         unplanned_lines,
         warning_lines,
     )
@@ -266,6 +267,8 @@ def run(
         markup=False, highlight=False, soft_wrap=True)
     for p in written:
         console.print(f"  wrote {p}", markup=False, highlight=False, soft_wrap=True)
+    for line in removed_lines(summary):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in problem_lines(summary):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in warning_lines(summary) + unplanned_lines(summary):

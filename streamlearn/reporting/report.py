@@ -5,13 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamlearn.errors import UserError
-from streamlearn.reporting import curves, plots, tables
+from streamlearn.reporting import curves, output_files, plots, tables
 from streamlearn.reporting.summary import Summary, summarize
 
+#: the HTML page of ``streamlearn report --html``
+HTML_NAME = "report.html"
 
-def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
+
+def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, list[Path]]:
     """Aggregate ``out_dir``'s records; write the tables and plots its config asks for
-    (with the CSV tables, ``curves.csv``: every learning curve of every run).
+    (with the CSV tables, ``curves.csv``: every learning curve of every run), and the
+    HTML page when ``html`` (None: when the last build wrote one, so that it shows these
+    tables). The tables, plots and page an earlier build wrote that this one does not
+    write again (a stream or learner since taken out of the config) are removed
+    (:mod:`streamlearn.reporting.output_files`), and listed in ``summary.removed``.
 
     Records that are corrupt or incomplete are left out and listed in
     ``summary.problems``; the caller decides what that means (the CLI exits non-zero)."""
@@ -43,6 +50,12 @@ def build_report(out_dir: Path) -> tuple[Summary, list[Path]]:
             written += plots.time_bars(summary, out_dir)
         if "sweep" in plot_kinds:
             written += [f.path for f in plots.sweep_plots(summary, out_dir) if f.path]
+    previous = output_files.previous_outputs(out_dir)
+    if html or (html is None and HTML_NAME in previous):
+        from streamlearn.reporting.html import write_html
+
+        written.append(write_html(summary, out_dir, written))
+    summary.removed = output_files.replace_outputs(out_dir, written, previous)
     return summary, written
 
 
@@ -78,6 +91,15 @@ def status_lines(summary: Summary) -> list[str]:
                      + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5])
                      + ("; …" if len(summary.failed) > 5 else ""))
     return lines + warning_lines(summary)
+
+
+def removed_lines(summary: Summary) -> list[str]:
+    """The outputs of an earlier build that this one removed (not written again)."""
+    if not summary.removed:
+        return []
+    return [f"removed {len(summary.removed)} file(s) that an earlier report wrote and this "
+            f"config's report does not (a stream, learner, metric or table taken out): "
+            f"{_some([p.name for p in summary.removed])}."]
 
 
 def unplanned_lines(summary: Summary) -> list[str]:

@@ -89,6 +89,8 @@ class Summary:
     #: run ids of records present that this config does not plan (e.g. a learner an
     #: earlier ``--add-learner`` added): left out of the tables, named by the CLI
     unplanned: list[str] = field(default_factory=list)
+    #: outputs of an earlier build that the last build removed (``report.build_report``)
+    removed: list[Path] = field(default_factory=list)
 
     @property
     def config(self) -> dict[str, Any]:

@@ -1,0 +1,72 @@
+"""The tables and figures a report build wrote into an output directory, kept in a list
+there (``.streamlearn-outputs.json``), so that a later build removes those it does not
+write again.
+
+A config changed and run again into the same directory (a stream or learner taken out, a
+windowed metric dropped, ``csv`` no longer among the tables) had left the earlier config's
+figures and tables beside the new ones (``curve_oce_Hyperplane.png`` of a stream no longer
+run), looking like results of this config. Only names this list holds are removed: a file
+the tool did not write (or wrote before the list existed) is never touched, and neither
+are the run records, ``experiment.json`` or the records' archives, which are not outputs
+of a build.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlearn.evaluation.records import atomic_write_bytes
+
+#: the list of the files the last build wrote, in the output directory
+LIST_NAME = ".streamlearn-outputs.json"
+#: never an output of a build, whatever a list says
+_NEVER = frozenset({"experiment.json", "runs", "runs.tar.xz", "predictions.tar.xz",
+                    LIST_NAME, ".streamlearn.lock"})
+
+
+def previous_outputs(out_dir: Path) -> list[str]:
+    """The file names the last build wrote into ``out_dir`` (empty without a readable
+    list: nothing is then known to be the tool's)."""
+    try:
+        data = json.loads((Path(out_dir) / LIST_NAME).read_text(encoding="utf-8"))
+        names = data["written"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if not isinstance(names, list):
+        return []
+    return [n for n in names if isinstance(n, str) and _plain_name(n)]
+
+
+def _plain_name(name: str) -> bool:
+    """A file name of the directory itself (no folder, no ``..``), not a protected one."""
+    return (name not in _NEVER and name not in ("", ".", "..")
+            and Path(name).name == name and "/" not in name and "\\" not in name)
+
+
+def _with_svg(written: list[Path]) -> list[Path]:
+    """The files written: each figure's PNG and the SVG written beside it."""
+    out = []
+    for p in written:
+        out.append(p)
+        if p.suffix == ".png" and p.with_suffix(".svg").is_file():
+            out.append(p.with_suffix(".svg"))
+    return out
+
+
+def replace_outputs(out_dir: Path, written: list[Path], previous: list[str]) -> list[Path]:
+    """Record ``written`` (and each PNG's SVG) as ``out_dir``'s outputs, and remove the
+    files of ``previous`` (the list before this build) that are not among them. Returns
+    the files removed."""
+    out_dir = Path(out_dir)
+    names = sorted({p.name for p in _with_svg(written) if p.parent == out_dir})
+    keep = set(names)
+    removed = []
+    for name in previous:
+        path = out_dir / name
+        if name not in keep and path.is_file() and not path.is_symlink():
+            path.unlink()
+            removed.append(path)
+    text = json.dumps({"written": names}, indent=1) + "\n"
+    atomic_write_bytes(out_dir / LIST_NAME, text.encode("utf-8"))
+    return removed
