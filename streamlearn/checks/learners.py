@@ -22,6 +22,7 @@ from streamlearn.base import Learner, has_predict_learn_many
 from streamlearn.checks.common import Check, described_as, n_differ
 from streamlearn.protocols.prequential_loop import PredictionError, checked_predictions
 from streamlearn.protocols.user_learner_checks import (
+    CHECK_CHUNK,
     CHECK_ROWS,
     CHECK_SEED,
     disagreements,
@@ -67,6 +68,28 @@ def check_stream(cls: type, n: int = 120, seed: int = 0) -> tuple[np.ndarray, np
     if "regression" in tags:
         return _linear(n, 5, seed)
     return _blobs(n, 5, 2 if "binary_only" in tags else 3, seed)
+
+
+def _random_labels(n: int, d: int, c: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A hard classification stream: inputs N(0, 1) and labels drawn at random, apart from
+    them, so that what a learner predicts keeps changing as it learns. On the blobs a fused
+    path off by one sample (predicting a sample after learning it, or not learning a
+    chunk's last row) predicted as the loop did, the classes being too easy to tell apart."""
+    rng = np.random.default_rng(seed)
+    X = np.ascontiguousarray(rng.normal(size=(n, d)))
+    return X, rng.integers(0, c, n), c
+
+
+def fused_check_stream(cls: type, n: int = CHECK_ROWS,
+                       seed: int = 0) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The stream on which a fused path is compared with the loop: for classification
+    :func:`_random_labels` (a binary one for ``binary_only``); a regression or series
+    stream as :func:`check_stream` gives it (a real-valued prediction moves at every
+    update already)."""
+    tags = cls.all_tags()
+    if "needs_series" in tags or "regression" in tags:
+        return check_stream(cls, n, seed)
+    return _random_labels(n, 5, 2 if "binary_only" in tags else 3, seed)
 
 
 def _make(cls: type, params: dict[str, Any], d: int, c: int | None) -> Learner:
@@ -171,13 +194,14 @@ def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
 @described_as("predict_learn_many over chunks (short ones, then one long one) gives the "
               "predictions of the predict_one/learn_one loop")
 def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
-    """``predict_learn_many`` over chunks of 37 and over one chunk of all 150 samples ≡ the
+    """``predict_learn_many`` over chunks of 37 and over one chunk of all 251 samples ≡ the
     per-sample loop, as a run checks it (``user_learner_checks``): identical predictions,
     a user's regression predictions within ``REGRESSION_RTOL`` (another summation order);
-    the library's own learners' exactly."""
-    X, y, c = check_stream(cls, n=150)
+    the library's own learners' exactly. On :func:`fused_check_stream`, where predictions
+    keep changing, so that a path off by one sample shows."""
+    X, y, c = fused_check_stream(cls)
     loop = _loop(_make(cls, params, X.shape[1], c), X, y)
-    for chunk in (37, X.shape[0]):
+    for chunk in (CHECK_CHUNK, X.shape[0]):
         learner = _make(cls, params, X.shape[1], c)
         many = np.concatenate([learner.predict_learn_many(X[s:s + chunk], y[s:s + chunk])
                                for s in range(0, X.shape[0], chunk)])
@@ -194,8 +218,9 @@ def check_many_equals_loop(cls: type, params: dict[str, Any]) -> None:
 def check_scores_consistent(cls: type, params: dict[str, Any]) -> None:
     """A learner tagged ``scores``: ``last_score_`` after each ``predict_one`` is finite, its
     sign is the prediction (class 1 above 0, class 0 below), and ``chunk_scores_`` after
-    ``predict_learn_many`` over chunks equals the per-sample scores exactly."""
-    X, y, c = check_stream(cls, n=150)
+    ``predict_learn_many`` over chunks equals the per-sample scores exactly (on
+    :func:`fused_check_stream`)."""
+    X, y, c = fused_check_stream(cls, n=150)
     learner = _make(cls, params, X.shape[1], c)
     preds, scores = [], []
     for i in range(X.shape[0]):

@@ -16,7 +16,10 @@ numbers that are not the protocol's while the run exits 0, so each run checks th
    compute the same predictions. A fused path that predicts after learning, skips a chunk's
    last update or keeps state across chunks wrongly is caught by running it in chunks of
    :data:`CHECK_CHUNK` (so chunk boundaries are crossed), and once more as one chunk of
-   all the checked rows (a fault that shows only in long chunks), against the loop.
+   all the checked rows (a fault that shows only in long chunks), against the loop; for
+   classification, once more in chunks on the same rows with labels drawn at random
+   (on an easy stream every prediction is right whether or not the path is off by one,
+   so only labels that keep the predictions changing show it).
 
 A failure is a :class:`~streamlearn.protocols.prequential_loop.PredictionError` naming the
 first sample that differs (and, for the first check, the class or module attributes the
@@ -285,13 +288,24 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
         return after_run
     for chunk in dict.fromkeys((CHECK_CHUNK, n)):  # short chunks, then one long chunk
         _fused_is_the_loop(fresh(), X, y, n_classes, chunk, first, who)
+    if n_classes is not None and n_classes > 1:
+        # the same inputs with labels drawn at random: on an easy stream a fused path off
+        # by one sample (predicting after learning, a chunk's last row not learnt) predicts
+        # what the loop does, as every prediction is right; on random labels it keeps
+        # changing, so such a fault shows
+        noisy = np.random.default_rng(CHECK_SEED).integers(0, n_classes, n)
+        _fused_is_the_loop(fresh(), X, noisy, n_classes, CHECK_CHUNK,
+                           _loop(fresh(), X, noisy, n_classes), who,
+                           labels=" with labels drawn at random")
     return after_run
 
 
 def _fused_is_the_loop(learner: Learner, X: np.ndarray, y: np.ndarray,
-                       n_classes: int | None, chunk: int, first: np.ndarray, who: str) -> None:
+                       n_classes: int | None, chunk: int, first: np.ndarray, who: str,
+                       labels: str = "") -> None:
     """Raise :class:`PredictionError` when ``predict_learn_many`` over chunks of ``chunk``
-    rows predicts otherwise than the loop did (``first``)."""
+    rows predicts otherwise than the loop did (``first``); ``labels`` says which labels
+    ``y`` are when they are not the run's."""
     n = X.shape[0]
     with global_generators_seeded(CHECK_SEED):
         many = run_prequential(learner, X, y, chunk_size=chunk, use_many=True,
@@ -301,8 +315,8 @@ def _fused_is_the_loop(learner: Learner, X: np.ndarray, y: np.ndarray,
         i = int(differ[0])
         raise PredictionError(
             f"{who}.predict_learn_many predicts differently from {who}'s "
-            f"predict_one/learn_one loop on {differ.size} of the run's first {n} samples "
-            f"(chunks of {chunk}); first at sample {i}: the loop predicts "
+            f"predict_one/learn_one loop on {differ.size} of the run's first {n} samples"
+            f"{labels} (chunks of {chunk}); first at sample {i}: the loop predicts "
             f"{first[i].item()!r}, predict_learn_many {many[i].item()!r}. The protocol is "
             f"the per-sample loop, so this run's numbers would not be the protocol's. Make "
             f"predict_learn_many give the loop's predictions (`streamlearn check` runs the "

@@ -428,3 +428,20 @@ def test_from_the_cli_every_seed_of_a_class_that_set_state_once_fails(user_dir, 
     assert len(recs) == 3 and all(r["status"] == "failed" for r in recs.values())
     assert sum("an earlier run of LazyScale in this process" in r["error"]
                for r in recs.values()) == 2
+
+
+@pytest.mark.parametrize("name", ["SkipsLastClassifier", "PeeksClassifier"])
+def test_a_fused_path_off_by_one_is_refused_on_an_easy_stream_too(name):
+    """Well-separated blobs: every prediction is right by the 20th sample, so a fused path
+    that never learns a chunk's last row predicted the run's first rows as the loop did,
+    and the run went on with numbers that are not the protocol's (exit 0). The same rows
+    with labels drawn at random show it."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 251)
+    X = rng.normal(size=(251, 2)) + 10.0 * y[:, None]
+    good = components.get_algorithm("tests.checks.broken_fused:RightClassifier")()
+    check_user_learner(good, X, y, n_classes=3, fused=True)
+    bad = components.get_algorithm(f"tests.checks.broken_fused:{name}")()
+    with pytest.raises(PredictionError, match=rf"{name}.predict_learn_many predicts "
+                       r"differently .* on \d+ of the run's first 251 samples"):
+        check_user_learner(bad, X, y, n_classes=3, fused=True)
