@@ -533,6 +533,21 @@ class Protocol(Base):
         is written. ``None``: no such limit."""
         return None
 
+    def prepared_samples(self, n: int, stream_cfg: Any) -> tuple[int, str]:
+        """How many samples a run's prepared data hold when the stream entry
+        ``stream_cfg`` has ``n`` (after its ``max_samples`` cap), and, when that is not
+        ``n``, how, in words (a series' one-step-ahead targets). Default: ``(n, "")``."""
+        return n, ""
+
+    def scored_predictions(self, n: int) -> tuple[int, str]:
+        """The fewest predictions a run scores on prepared data of ``n`` samples (under a
+        prequential validation, the copy tested on the fewest), i.e. the most a windowed
+        metric (``evaluation.window``) can span, and, when that is fewer than ``n``, why,
+        in words. The runner refuses a longer window before anything is written (it
+        would be the whole run's value under a "last W predictions" caption). Default:
+        ``(n, "")``."""
+        return n, ""
+
     @classmethod
     def default_metrics_for(cls, stream_classes: Sequence[type]) -> tuple[str, ...]:
         """The metrics of a config that names none, given its streams' classes (a protocol

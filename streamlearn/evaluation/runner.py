@@ -28,6 +28,7 @@ from streamlearn.evaluation.runs import (
     execute_run,
     plan_runs,
     timed_as_asked,
+    window_refusal,
 )
 from streamlearn.file_names import slug
 from streamlearn.interrupts import working_on
@@ -147,7 +148,8 @@ def known_length(scfg: StreamConfig, seed: int, data_dir: str | None,
 def check_stream_lengths(cfg: ExperimentConfig, data_dir: str | None, reads_data: bool,
                          skip: set[str] | frozenset[str] = frozenset()) -> None:
     """Refuse, before anything is written, a stream shorter than the evaluation needs: an
-    ``evaluation.window`` longer than the stream, or what the protocol's parameters need
+    ``evaluation.window`` longer than the predictions a run scores on it
+    (:func:`window_refusal`), or what the protocol's parameters need
     (:meth:`~streamlearn.base.Protocol.min_samples`: a label delay, a held-out test, k
     folds). A stream whose length is not known here is checked by its protocol when it is
     prepared."""
@@ -164,10 +166,11 @@ def check_stream_lengths(cfg: ExperimentConfig, data_dir: str | None, reads_data
         if n is None:
             continue
         capped = " (after its max_samples cap)" if scfg.max_samples is not None else ""
-        if window is not None and window > n:
-            raise UserError(f"Stream {scfg.label!r} has {n} samples{capped}, fewer than "
-                            f"evaluation.window = {window}: lower the window or use a "
-                            "longer stream. Nothing was run.")
+        if window is not None:
+            why = window_refusal(protocol, scfg, n, window)
+            if why is not None:
+                raise UserError(f"Stream {scfg.label!r} has {n} samples{capped}{why} "
+                                "Nothing was run.")
         if need is not None and n < need[0]:
             raise UserError(f"Stream {scfg.label!r} has {n} samples{capped}, but {need[1]}. "
                             "Nothing was run.")

@@ -264,6 +264,29 @@ def base_record(spec: RunSpec) -> dict[str, Any]:
     }
 
 
+def window_refusal(protocol: Protocol, scfg: StreamConfig, n: int, window: int,
+                   prepared: bool = False) -> str | None:
+    """Why ``evaluation.window = window`` cannot run on stream entry ``scfg`` of ``n``
+    samples (after its cap; with ``prepared``, the ``n`` samples of its prepared data),
+    as the end of a sentence naming the stream, or ``None``: a window longer than the
+    fewest predictions a run (each copy) scores would be the whole run's value under a
+    "last W predictions" caption (a series of 10 values, window 10: 9 predictions, the
+    windowed MSE equal to the cumulative one, exit 0). The protocol says the count
+    (:meth:`~streamlearn.base.Protocol.prepared_samples`,
+    :meth:`~streamlearn.base.Protocol.scored_predictions`)."""
+    rows, how = (n, "") if prepared else protocol.prepared_samples(n, scfg)
+    scored, why = protocol.scored_predictions(rows)
+    if window <= scored:
+        return None
+    if scored == n:
+        return (f", fewer than evaluation.window = {window}: lower the window or use a "
+                "longer stream.")
+    said = "; ".join(x for x in (how, why) if x)
+    return (f", and a run scores {scored} predictions on it ({said}), fewer than "
+            f"evaluation.window = {window}: the windowed metrics would be the whole "
+            "run's. Lower the window or use a longer stream.")
+
+
 def compute_run(
     spec: RunSpec,
     data_dir: str | None,
@@ -298,6 +321,12 @@ def compute_run(
             prepared = protocol.prepare(spec.stream, spec.seed, data_dir)
         # where the times were measured, with the BLAS threads the run has (one)
         record["machine"] = records.machine_info()
+    if spec.window is not None:  # the runner checks it beforehand when it knows the length
+        why = window_refusal(protocol, spec.stream, prepared.X.shape[0], spec.window,
+                             prepared=True)
+        if why is not None:
+            raise UserError(f"Stream {spec.stream.label!r} has {prepared.X.shape[0]} "
+                            f"samples as prepared{why}")
     record["stream_info"] = prepared.info
     cls = components.get_algorithm(spec.algorithm.name)
     other_code = code_mismatch(spec.algorithm.name, spec.code_sha256, spec.streamlearn_sha256,

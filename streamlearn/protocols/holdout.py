@@ -35,7 +35,7 @@ from streamlearn.protocols.prequential_loop import (
     run_prequential,
 )
 
-__all__ = ["HoldoutSpec", "parse_holdout", "run_with_holdout"]
+__all__ = ["HoldoutSpec", "parse_holdout", "run_with_holdout", "scored_predictions"]
 
 
 @dataclass(frozen=True)
@@ -167,3 +167,13 @@ def min_samples(spec: HoldoutSpec | None) -> tuple[int, str] | None:
     need = spec.every + spec.size
     return (need, f"protocol parameter holdout = {{every: {spec.every}, size: {spec.size}}} "
             f"needs {need} samples for one held-out test")
+
+
+def scored_predictions(spec: HoldoutSpec, n: int) -> tuple[int, str]:
+    """The prequential (test-then-train) predictions a run scores over ``n`` samples: the
+    held-out ones are not among them (they have their own block), and why in words."""
+    held = int(spec.held_out(n).sum())
+    if not held:
+        return n, ""
+    return n - held, (f"{held} of them held out by holdout = {{every: {spec.every}, size: "
+                      f"{spec.size}}}, which the prequential metrics do not score")

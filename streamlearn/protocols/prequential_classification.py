@@ -44,6 +44,7 @@ from streamlearn.protocols.delayed_labels import (
 from streamlearn.protocols.delayed_labels import min_samples as delay_min_samples
 from streamlearn.protocols.holdout import holdout_block, parse_holdout, run_with_holdout
 from streamlearn.protocols.holdout import min_samples as holdout_min_samples
+from streamlearn.protocols.holdout import scored_predictions as holdout_scored
 from streamlearn.protocols.preparation import prepare_stream
 from streamlearn.protocols.prequential_loop import (
     PrequentialOutput,
@@ -59,6 +60,7 @@ from streamlearn.protocols.user_learner_checks import (
     outside_state,
 )
 from streamlearn.protocols.validation import fold_schedule, parse_validation
+from streamlearn.protocols.validation import scored_predictions as validation_scored
 from streamlearn.registry import register_protocol
 
 #: Rows of the run's own data a learner's :meth:`~streamlearn.base.Learner.warm_up` sees.
@@ -243,6 +245,14 @@ class PrequentialClassification(PrequentialProtocol):
                           f"{k} samples (one test per copy)"))
         found = [x for x in needs if x is not None]
         return max(found) if found else None
+
+    def scored_predictions(self, n: int) -> tuple[int, str]:
+        # delayed labels score every sample; the other methods say how many they score
+        if self._validation is not None:
+            return validation_scored(self._validation, n)
+        if self._holdout is not None:
+            return holdout_scored(self._holdout, n)
+        return n, ""
 
     def fold_count(self) -> int | None:
         return None if self._validation is None else self._validation.folds

@@ -153,6 +153,20 @@ class PrequentialRegression(PrequentialProtocol):
                         "this stream is (x, y) pairs")
         return None
 
+    def prepared_samples(self, n: int, stream_cfg: Any) -> tuple[int, str]:
+        """A series of ``v`` values (``n``, or ``tile_to`` capped by ``max_samples``) gives
+        ``v - 1`` one-step-ahead targets; a stream of pairs its ``n`` samples."""
+        if not is_series(components.get_stream(stream_cfg.name)):
+            return n, ""
+        values, series = n, "a series of"
+        if self.tile_to is not None:
+            cap = stream_cfg.max_samples
+            values = self.tile_to if cap is None else min(self.tile_to, cap)
+            series = f"the series tiled (tile_to = {self.tile_to}) and capped to" if (
+                cap is not None and cap < self.tile_to) else "the series tiled to"
+        return max(values - 1, 0), (f"one-step-ahead prediction on {series} {values} "
+                                    f"values predicts {max(values - 1, 0)} of them")
+
     def prepare(self, stream_cfg: Any, seed: int, data_dir: str | None) -> PreparedData:
         """A series: the shared preparation with the series tiled to ``tile_to`` and the
         stream's ``max_samples`` applied after tiling (the scale is fitted on the whole

@@ -42,7 +42,8 @@ import numpy as np
 from streamlearn.errors import UserError
 from streamlearn.protocols.prequential_loop import Schedule
 
-__all__ = ["METHODS", "ValidationSpec", "fold_schedule", "parse_validation"]
+__all__ = ["METHODS", "ValidationSpec", "fold_schedule", "parse_validation",
+           "scored_predictions"]
 
 METHODS = ("cross", "split", "bootstrap")
 
@@ -99,3 +100,15 @@ def fold_schedule(spec: ValidationSpec, fold: int, n: int, seed: int) -> Schedul
     if spec.method == "split":
         return Schedule.test_then_train(everything, mine.astype(np.int64))
     return Schedule.test_then_train(everything, bootstrap_weights(seed, fold, n))
+
+
+def scored_predictions(spec: ValidationSpec, n: int) -> tuple[int, str]:
+    """The fewest predictions a copy is tested on over ``n`` samples, and why when fewer
+    than ``n``: under ``cross`` copy ``f`` is tested on the samples ``t mod k == f``
+    (copy ``k-1`` on ``n // k`` of them); under ``split`` and ``bootstrap`` every copy on
+    all ``n``."""
+    if spec.method != "cross":
+        return n, ""
+    k = spec.folds
+    return n // k, (f"each copy of the {k}-fold cross validation is tested on one sample "
+                    f"in {k}, the fewest on {n // k}")

@@ -14,6 +14,7 @@ import yaml
 from streamlearn.config import load_config, parse_config
 from streamlearn.errors import UserError
 from streamlearn.evaluation.runner import plan_runs, run_experiment
+from streamlearn.evaluation.runs import compute_run
 from streamlearn.protocols.prequential_classification import PrequentialClassification
 from tests.cli_helpers import run_cli
 from tests.saved_predictions import load_predictions
@@ -121,6 +122,45 @@ def test_too_short_a_stream_is_refused_before_anything_is_written(tmp_path, para
         run_experiment(cfg, out)
     assert "Stream 'SEA' has 600 samples (after its max_samples cap)" in str(info.value)
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("params,window,scored,match", [
+    # 600 samples, 3-fold cross: each copy tested on 200 of them
+    (CV, 201, 200, "each copy of the 3-fold cross validation is tested on one sample in 3"),
+    # tests of 30 at 100, 230, 360, 490: 120 held out, 480 test-then-train predictions
+    ({"holdout": {"every": 100, "size": 30}}, 481, 480, "120 of them held out by holdout"),
+])
+def test_a_window_longer_than_the_scored_predictions_is_refused(tmp_path, params, window,
+                                                                scored, match):
+    """The window is checked against the predictions a run (each copy) scores, not the
+    stream's samples: a 3-fold cross validation on 600 samples with window 201 had run
+    (exit 0), each copy's windowed metrics equal to its cumulative ones under a "last 201
+    predictions" caption. The largest window that fits runs."""
+    cfg = _cfg(params, repeats=1, algorithms=[{"name": LEARNER, "label": "NM"}])
+    cfg["evaluation"] = {"checkpoints": 10, "window": window}
+    out = tmp_path / "out"
+    with pytest.raises(UserError, match=match) as info:
+        run_experiment(parse_config(cfg), out)
+    assert (f"Stream 'SEA' has 600 samples (after its max_samples cap), and a run scores "
+            f"{scored} predictions on it") in str(info.value)
+    assert f"fewer than evaluation.window = {window}" in str(info.value)
+    assert not out.exists() or not any(out.iterdir())
+    cfg["evaluation"]["window"] = scored
+    assert not run_experiment(parse_config(cfg), out).failed
+    # the refusal made where the count is known only once the stream is prepared
+    # (Dask workers with their own data): before the learner runs, a UserError
+    spec = plan_runs(parse_config({**cfg, "evaluation": {"window": window}}))[0]
+    with pytest.raises(UserError, match=f"Stream 'SEA' has 600 samples as prepared, and a "
+                       f"run scores {scored} predictions"):
+        compute_run(spec, None)
+
+
+def test_split_and_bootstrap_copies_are_tested_on_every_sample(tmp_path):
+    for method in ("split", "bootstrap"):
+        cfg = _cfg({"validation": {"method": method, "folds": 3}}, repeats=1,
+                   algorithms=[{"name": LEARNER, "label": "NM"}])
+        cfg["evaluation"] = {"checkpoints": 10, "window": 600}
+        assert not run_experiment(parse_config(cfg), tmp_path / method).failed
 
 
 @pytest.mark.parametrize("params,match", [

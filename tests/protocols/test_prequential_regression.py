@@ -13,6 +13,7 @@ import yaml
 
 from streamlearn.base import Regressor, StreamInfo
 from streamlearn.config import parse_config
+from streamlearn.errors import UserError
 from streamlearn.protocols.preparation import tile
 from streamlearn.protocols.prequential_regression import PrequentialRegression
 from tests.cli_helpers import run_cli
@@ -390,3 +391,40 @@ def test_rmse_of_targets_near_1e300_is_a_number_streamed_or_not(tmp_path, capsys
     assert finals[True]["r2"] == pytest.approx(-np.mean(u) ** 2 / np.var(u), rel=1e-10)
     assert [finals[False][k] for k in ("rmse", "mae")] == [finals[True][k]
                                                             for k in ("rmse", "mae")]
+
+
+def test_a_window_as_long_as_the_series_is_refused(tmp_path, capsys):
+    """A series of n values gives n - 1 predictions: ``window: 10`` on 10 values had run
+    (exit 0) with the windowed MSE equal to the cumulative one, headed "MSE w=10"."""
+    cfg = _cfg(streams=[{"name": "ar2", "label": "AR2", "max_samples": 10}],
+               algorithms=[{"name": "ogd", "label": "OGD", "params": {"M": 2, "lr": 0.05}}],
+               metrics=["mse"], evaluation={"checkpoints": 3, "window": 10})
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 2, text
+    flat = " ".join(text.split())
+    assert ("Stream 'AR2' has 10 samples (after its max_samples cap), and a run scores 9 "
+            "predictions on it (one-step-ahead prediction on a series of 10 values") in flat
+    assert "Traceback" not in text and not (tmp_path / "out").exists()
+    cfg["evaluation"]["window"] = 9
+    rc, text = _run(tmp_path, cfg, capsys)
+    assert rc == 0, text
+    assert _records(tmp_path)["OGD"]["windowed"]["window"] == 9
+
+
+def test_a_window_is_checked_against_the_tiled_series():
+    """``tile_to`` sets the series' length (a window longer than the file's series but
+    within the tiled one had been refused), and ``max_samples`` caps the tiled series."""
+    from streamlearn.evaluation.runner import check_stream_lengths
+
+    def cfg(window: int, max_samples: int | None = None) -> Any:
+        stream = {"name": "ar2", "label": "AR2", "params": {"n_samples": 600},
+                  **({"max_samples": max_samples} if max_samples else {})}
+        return parse_config(_cfg(
+            protocol={"name": "prequential-regression", "params": {"tile_to": 1500}},
+            streams=[stream], metrics=["mse"], evaluation={"window": window}))
+
+    check_stream_lengths(cfg(1499), None, reads_data=True)
+    with pytest.raises(UserError, match="a run scores 1499 predictions on it"):
+        check_stream_lengths(cfg(1500), None, reads_data=True)
+    with pytest.raises(UserError, match=r"tiled \(tile_to = 1500\) and capped to 700 values"):
+        check_stream_lengths(cfg(700, max_samples=700), None, reads_data=True)
