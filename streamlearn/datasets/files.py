@@ -47,6 +47,7 @@ from streamlearn.datasets.formats.cells import (
     refuse_missing_labels,
     refuse_non_finite,
     refuse_other_separator,
+    refuse_quoted_cells,
     refuse_repeated_names,
     row_place,
     shown_cell,
@@ -251,7 +252,9 @@ class CSVStream(_FileStream):
         non-numeric cell outside the target column is a header; numeric features with a
         text target that no other row has, e.g. ``400,410,label``, are refused: set it).
     delimiter
-        Field separator (one character; no quoted fields).
+        Field separator (one character). Fields are not quoted: a target value in double
+        quotes is refused, naming its line (it would be a class apart from the unquoted
+        value), and a quoted feature is not a number.
     sha256
         The file's SHA-256; verified before any run when given.
     """
@@ -308,6 +311,7 @@ class CSVStream(_FileStream):
             raise UserError(f"{src} has only the target column; a stream needs features.")
         X = cells_to_float(table, feats, src, lines, names)
         refuse_non_finite(X, src, lines, [names[k] for k in feats], table[:, feats])
+        refuse_quoted_cells(table[:, j], src, lines, f"column {names[j]}")
         y = self._targets(table[:, j], lines, names[j])
         self._feature_names = tuple(names[k] for k in feats) if header else None
         return X, y

@@ -357,6 +357,38 @@ def test_missing_csv_is_a_data_error_and_can_be_skipped(tmp_path, capsys):
 
 # --------------------------------------------------------------------------------------
 # Missing targets, duplicate names (issue 21)
+@pytest.mark.parametrize("stream", ["csv", "csv_regression"])
+@pytest.mark.parametrize("cell", ['"a"', ' "b" ', '"a', 'a"', '"1.5"'])
+def test_a_quoted_csv_target_is_refused_naming_its_line(tmp_path, capsys, stream, cell):
+    """The reader takes no quoting: ``"a"`` beside ``a`` had been a class of its own (four
+    classes from ``"a"``, ``a``, ``"b"``, ``b``, exit 0). Refused, naming file, line and
+    column, exit 3, nothing written."""
+    p = tmp_path / "d.csv"
+    p.write_text(f"x,label\n0.5,a\n0.25,{cell}\n0.75,b\n")
+    with pytest.raises(DataError, match=r"d\.csv, line 3, column label: the value .* is "
+                                         r"quoted \(a double quote at its start or end\)"):
+        get_stream(stream)(path=str(p), target="label").to_arrays()
+    cfg = {"name": "q", "protocol": ("prequential-regression" if stream == "csv_regression"
+                                     else "prequential-classification"),
+           "repeats": 1, "streams": [{"name": stream, "label": "D",
+                                      "params": {"path": str(p), "target": "label"}}],
+           "algorithms": [{"name": "linear_regression" if stream == "csv_regression"
+                           else "majority_class"}],
+           "outputs": {"plots": []}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
+    assert _run(["run", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "-q"]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert "line 3, column label" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_labels_are_case_sensitive_and_unquoted_text_with_quotes_inside_is_kept(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text('x,label\n1,True\n2,true\n3,TRUE\n4,a "b" c\n')
+    _, y = CSVStream(path=str(p), target="label").to_arrays()
+    assert len(set(y.tolist())) == 4
+
+
 # --------------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "refuse_missing_labels",
     "refuse_non_finite",
     "refuse_other_separator",
+    "refuse_quoted_cells",
     "refuse_repeated_names",
     "row_place",
     "shown_cell",
@@ -74,6 +75,24 @@ def refuse_missing_labels(raw: np.ndarray, src: Path, lines: list[int] | None,
               if value[:1].isalpha() and not is_number(value) else "")
     raise DataError(f"{row_place(src, lines, i)}, {where}: the target is {shown}; a missing "
                     f"target cannot be a class. Fill or drop such rows{rename}.")
+
+
+def refuse_quoted_cells(raw: np.ndarray, src: Path, lines: list[int] | None,
+                        where: str) -> None:
+    """Refuse a cell in double quotes (RFC 4180's quoted field), naming the file, the line
+    and the column: the CSV reader does not take quoting, so ``"a"`` would be read with
+    its quotes, a class apart from ``a`` (``"a"``, ``a``, ``"b"``, ``b`` had made four
+    classes, exit 0)."""
+    text = np.asarray(raw).astype(str, copy=False)  # the reader strips the cells
+    quoted = np.flatnonzero(np.char.startswith(text, '"') | np.char.endswith(text, '"'))
+    if not quoted.size:
+        return
+    i = int(quoted[0])
+    raise DataError(f"{row_place(src, lines, i)}, {where}: the value {text[i]!s} is "
+                    "quoted (a double quote at its start or end); the CSV reader does not "
+                    "take quoted fields (the quotes "
+                    "would be part of the value, and \"a\" a class apart from a). Remove "
+                    "the quotes from the file.")
 
 
 def row_place(src: Path, lines: list[int] | None, row: int) -> str:
