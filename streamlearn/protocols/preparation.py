@@ -45,6 +45,12 @@ _CAP_STEP: dict[str, str] = {
 }
 
 
+def cap_applied(steps: list[str], n: int) -> bool:
+    """Whether a record's ``runner_preprocessing`` says a ``max_samples`` cap of ``n`` cut
+    the stream (a cap longer than the stream leaves no step)."""
+    return any(step == form.format(n=n) for step in steps for form in _CAP_STEP.values())
+
+
 @dataclass(frozen=True)
 class Preparation:
     """What a protocol asks of :func:`prepare_stream` besides build → load → order →

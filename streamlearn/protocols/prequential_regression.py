@@ -153,6 +153,19 @@ class PrequentialRegression(PrequentialProtocol):
                         "this stream is (x, y) pairs")
         return None
 
+    def stream_config_refusal(self, stream_cfg: Any) -> str | None:
+        """A series capped to fewer than two values has no value to predict (the first
+        prediction is of the second value): refused at validation, naming the stream and
+        its cap (it had failed after the progress bar with "a series of 1 values has no
+        target 1 step(s) ahead", naming neither, and ``validate`` had passed it)."""
+        cap = getattr(stream_cfg, "max_samples", None)
+        if cap is None or cap >= 2 or not is_series(components.get_stream(stream_cfg.name)):
+            return None
+        return (f"stream {stream_cfg.label!r} ({stream_cfg.name}) is a univariate series "
+                f"and its max_samples: {cap} leaves {cap} value(s); one-step-ahead "
+                "prediction needs at least 2 (the first prediction is of the second "
+                "value). Raise max_samples to 2 or more")
+
     def prepared_samples(self, n: int, stream_cfg: Any) -> tuple[int, str]:
         """A series of ``v`` values (``n``, or ``tile_to`` capped by ``max_samples``) gives
         ``v - 1`` one-step-ahead targets; a stream of pairs its ``n`` samples."""
@@ -184,7 +197,10 @@ class PrequentialRegression(PrequentialProtocol):
                 f"{base.info.get('task')!r}, {base.X.shape[1]} features): the "
                 "'prequential-regression' protocol predicts the next value of one series.")
         series = base.X[:, 0]
-        inputs, targets = shift_target(series, 1)
+        try:
+            inputs, targets = shift_target(series, 1)
+        except UserError as exc:  # a file of one value: name the stream
+            raise UserError(f"Stream {stream_cfg.label!r}: {exc}") from None
         info = {**base.info, "n_samples": int(targets.size),
                 "n_predictions": int(targets.size)}
         return PreparedData(X=inputs[:, None], y=targets, info=info, n_classes=None,

@@ -19,6 +19,7 @@ import pandas as pd
 
 from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.file_names import printable
+from streamlearn.protocols.preparation import cap_applied
 from streamlearn.reporting.display import (
     fmt_difference,
     fmt_mean_sd,
@@ -152,6 +153,28 @@ def stacked_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[li
     return header, blocks
 
 
+def cap_captions(summary: Summary) -> list[str]:
+    """Each capped stream's ``max_samples``: ``D first 2000``. In a ``--smoke`` run, whose
+    cap the tool sets on every stream, as the runs applied it: ``D whole (not longer than
+    2000)`` when its records say the cap did not cut it (a 200-sample stream had been
+    captioned "D first 2000"). A config's own cap is captioned as the config states it
+    (committed captions unchanged)."""
+    out = []
+    smoke = bool(summary.manifest.get("smoke"))
+    for s in summary.config["streams"]:
+        cap = s.get("max_samples")
+        if not cap:
+            continue
+        steps = [r["stream_info"]["runner_preprocessing"] for r in summary.runs
+                 if r.get("stream") == s["label"] and isinstance(r.get("stream_info"), dict)
+                 and isinstance(r["stream_info"].get("runner_preprocessing"), list)]
+        if smoke and steps and not any(cap_applied(st, int(cap)) for st in steps):
+            out.append(f"{s['label']} whole (not longer than {cap})")
+        else:
+            out.append(f"{s['label']} first {cap}")
+    return out
+
+
 def caption(summary: Summary) -> str:
     cfg = summary.config
     seeds = cfg["seeds"]
@@ -175,10 +198,9 @@ def caption(summary: Summary) -> str:
         parts.append(f"Paper values: {cfg['reference']['source']}; Δ = ours − paper.")
     if cfg["reference"].get("notes"):
         parts.append(cfg["reference"]["notes"])
-    caps = {s["label"]: s["max_samples"] for s in cfg["streams"] if s.get("max_samples")}
+    caps = cap_captions(summary)
     if caps:
-        parts.append("Sample caps: " + ", ".join(f"{k} first {v}" for k, v in caps.items())
-                     + ".")
+        parts.append("Sample caps: " + ", ".join(caps) + ".")
     prefixes: dict[str, set[int]] = {}
     for r in summary.runs:
         for m, T in (r.get("metric_prefix") or {}).items():

@@ -428,3 +428,26 @@ def test_a_window_is_checked_against_the_tiled_series():
         check_stream_lengths(cfg(1500), None, reads_data=True)
     with pytest.raises(UserError, match=r"tiled \(tile_to = 1500\) and capped to 700 values"):
         check_stream_lengths(cfg(700, max_samples=700), None, reads_data=True)
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_series_capped_to_one_value_is_refused_at_validation(tmp_path, capsys, command):
+    """``max_samples: 1`` leaves nothing to predict: refused when the config is validated,
+    naming the stream and its cap (it had failed after the progress bar with "a series of
+    1 values has no target 1 step(s) ahead", and ``validate`` had passed it, exit 0)."""
+    cfg = _cfg(streams=[{"name": "ar2", "label": "AR2", "max_samples": 1}],
+               algorithms=[{"name": "ogd", "label": "OGD", "params": {"M": 2}}],
+               metrics=["mse"])
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    extra = ["--out", str(tmp_path / "out")] if command == "run" else []
+    rc, text = run_cli([command, str(path), *extra], capsys)
+    flat = " ".join(text.split())
+    assert rc == 2, text
+    assert ("stream 'AR2' (ar2) is a univariate series and its max_samples: 1 leaves 1 "
+            "value(s)") in flat
+    assert "runs" not in flat and "Traceback" not in flat
+    assert not (tmp_path / "out").exists()
+    cfg["streams"][0]["max_samples"] = 2  # one prediction: runs
+    path.write_text(yaml.safe_dump(cfg))
+    assert run_cli(["validate", str(path)], capsys)[0] == 0

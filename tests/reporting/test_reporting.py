@@ -468,3 +468,22 @@ def test_difference_from_the_paper_keeps_the_metric_s_own_decimals():
     assert fmt_difference(metric_display("r2"), -0.1803) == "-0.1803"
     assert fmt_difference(metric_display("update_accuracy"), -0.26) == "-0.3"
     assert fmt_difference(metric_display("mse"), 0.000123456).startswith("+0.0001235")
+
+
+def test_a_smoke_run_captions_the_caps_it_applied(tmp_path):
+    """``--smoke`` caps every stream at 2,000 samples: a 200-sample stream had been
+    captioned "D first 2000" though the cap did not cut it. A config's own cap keeps its
+    caption (the committed summaries are unchanged)."""
+    cfg = {"name": "caps", "repeats": 1,
+           "streams": [{"name": "sea", "label": "Short", "params": {"n_samples": 200}},
+                       {"name": "sea", "label": "Long", "params": {"n_samples": 3000}}],
+           "algorithms": [{"name": "majority_class"}], "metrics": ["oca"],
+           "outputs": {"plots": []}}
+    out = tmp_path / "smoke"
+    run_experiment(parse_config(cfg).smoke_version(), out, smoke=True)
+    text = tables.caption(summarize(out))
+    assert "Sample caps: Short whole (not longer than 2000), Long first 2000." in text
+    cfg["streams"][0]["max_samples"] = 500
+    out = tmp_path / "plain"
+    run_experiment(parse_config(cfg), out)
+    assert "Sample caps: Short first 500." in tables.caption(summarize(out))
