@@ -154,13 +154,11 @@ def stacked_rows(summary: Summary, stream: str) -> tuple[list[str], list[list[li
 
 
 def cap_captions(summary: Summary) -> list[str]:
-    """Each capped stream's ``max_samples``: ``D first 2000``. In a ``--smoke`` run, whose
-    cap the tool sets on every stream, as the runs applied it: ``D whole (not longer than
-    2000)`` when its records say the cap did not cut it (a 200-sample stream had been
-    captioned "D first 2000"). A config's own cap is captioned as the config states it
-    (committed captions unchanged)."""
+    """Each capped stream's ``max_samples`` as the runs applied it: ``D first 2000``, or
+    ``D whole (not longer than 2000)`` when its records say the cap did not cut it (a
+    2,310-sample stream had been captioned "first 6000", and a smoke run's 200-sample
+    stream "first 2000"). Records that predate the preprocessing steps keep ``first``."""
     out = []
-    smoke = bool(summary.manifest.get("smoke"))
     for s in summary.config["streams"]:
         cap = s.get("max_samples")
         if not cap:
@@ -168,7 +166,7 @@ def cap_captions(summary: Summary) -> list[str]:
         steps = [r["stream_info"]["runner_preprocessing"] for r in summary.runs
                  if r.get("stream") == s["label"] and isinstance(r.get("stream_info"), dict)
                  and isinstance(r["stream_info"].get("runner_preprocessing"), list)]
-        if smoke and steps and not any(cap_applied(st, int(cap)) for st in steps):
+        if steps and not any(cap_applied(st, int(cap)) for st in steps):
             out.append(f"{s['label']} whole (not longer than {cap})")
         else:
             out.append(f"{s['label']} first {cap}")

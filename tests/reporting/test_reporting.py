@@ -472,8 +472,8 @@ def test_difference_from_the_paper_keeps_the_metric_s_own_decimals():
 
 def test_a_smoke_run_captions_the_caps_it_applied(tmp_path):
     """``--smoke`` caps every stream at 2,000 samples: a 200-sample stream had been
-    captioned "D first 2000" though the cap did not cut it. A config's own cap keeps its
-    caption (the committed summaries are unchanged)."""
+    captioned "D first 2000" though the cap did not cut it. A config's own cap is
+    captioned the same way (a 2,310-sample stream had been captioned "first 6000")."""
     cfg = {"name": "caps", "repeats": 1,
            "streams": [{"name": "sea", "label": "Short", "params": {"n_samples": 200}},
                        {"name": "sea", "label": "Long", "params": {"n_samples": 3000}}],
@@ -484,6 +484,8 @@ def test_a_smoke_run_captions_the_caps_it_applied(tmp_path):
     text = tables.caption(summarize(out))
     assert "Sample caps: Short whole (not longer than 2000), Long first 2000." in text
     cfg["streams"][0]["max_samples"] = 500
+    cfg["streams"][1]["max_samples"] = 2500
     out = tmp_path / "plain"
     run_experiment(parse_config(cfg), out)
-    assert "Sample caps: Short first 500." in tables.caption(summarize(out))
+    assert "Sample caps: Short whole (not longer than 500), Long first 2500." in \
+        tables.caption(summarize(out))
