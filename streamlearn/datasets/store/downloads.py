@@ -37,6 +37,7 @@ from streamlearn.datasets.store.locations import (
     ENV_DATA,
     data_dir_origin,
     dir_writable,
+    env_flag,
     resolve_data_dir,
 )
 from streamlearn.datasets.store.verification import FileStatus, status_error, verify_file
@@ -275,7 +276,7 @@ def require_files(
         if (
             st.state == "missing"
             and fspec.url
-            and os.environ.get(ENV_AUTO_DOWNLOAD, "") not in ("", "0")
+            and env_flag(ENV_AUTO_DOWNLOAD, False)
         ):
             download(fspec.url, st.path, fspec.sha256)
             st = verify_file(fspec, ddir)

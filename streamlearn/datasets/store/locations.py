@@ -22,8 +22,31 @@ __all__ = [
     "cache_dir",
     "data_dir_origin",
     "dir_writable",
+    "env_flag",
     "resolve_data_dir",
 ]
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """An on/off environment variable (``STREAMLEARN_AUTO_DOWNLOAD``,
+    ``STREAMLEARN_PARSED_CACHE``): ``1/true/yes/on`` or ``0/false/no/off`` (any case),
+    ``default`` when unset or empty. Any other value is a :class:`UserError` naming the
+    variable (``false`` had turned downloads on)."""
+    from streamlearn.errors import UserError
+
+    raw = os.environ.get(name)
+    value = (raw or "").strip().lower()
+    if not value:
+        return default
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise UserError(f"${name}={raw!r} is neither on (1, true, yes, on) nor off (0, false, "
+                    "no, off).")
 
 ENV_DATA = "STREAMLEARN_DATA"
 ENV_CACHE = "STREAMLEARN_CACHE"

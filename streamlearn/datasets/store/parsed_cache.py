@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -39,7 +38,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from streamlearn import atomic
-from streamlearn.datasets.store.locations import cache_dir
+from streamlearn.datasets.store.locations import cache_dir, env_flag
 
 __all__ = [
     "ENV_PARSED_CACHE",
@@ -71,8 +70,9 @@ _INT_TYPES = (np.int8, np.int16, np.int32)
 
 
 def enabled() -> bool:
-    """Whether the cache is used (``STREAMLEARN_PARSED_CACHE`` is not 0/false/no)."""
-    return os.environ.get(ENV_PARSED_CACHE, "1").strip().lower() not in ("0", "false", "no")
+    """Whether the cache is used (``STREAMLEARN_PARSED_CACHE`` unset or on; see
+    :func:`~streamlearn.datasets.store.locations.env_flag`)."""
+    return env_flag(ENV_PARSED_CACHE, True)
 
 
 def parsed_cache_dir() -> Path:

@@ -23,7 +23,7 @@ from streamlearn.datasets.catalogue import DATASETS
 from streamlearn.datasets.catalogue.spec import DatasetSpec, FileSpec
 from streamlearn.datasets.real.base import load_dataset
 from streamlearn.datasets.store import downloads, locations, verification
-from streamlearn.errors import DataError
+from streamlearn.errors import DataError, UserError
 from tests.datasets import tiny_data
 
 # From tests/datasets/tiny_data.py: private cache dir, no data-dir env, no auto download, empty
@@ -196,6 +196,28 @@ def test_auto_download_on_load(monkeypatch, http_server, ddir):
     monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", "1")
     X, y, _ = load_dataset("spambase", ddir)
     assert X.shape == (1, 57) and y.tolist() == [1]
+
+
+@pytest.mark.parametrize("value", ["false", "no", "OFF", "0", ""])
+def test_auto_download_off_values_do_not_download(monkeypatch, http_server, ddir, value):
+    """``STREAMLEARN_AUTO_DOWNLOAD=false`` (or no/off) had turned downloads on: only ''
+    and '0' were read as off."""
+    serve_spambase(monkeypatch, http_server)
+    monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", value)
+    with pytest.raises(DataError, match="not in the data directory"):
+        load_dataset("spambase", ddir)
+    assert files_under(ddir) == []
+
+
+def test_auto_download_on_values_and_an_unknown_value(monkeypatch, http_server, ddir):
+    serve_spambase(monkeypatch, http_server)
+    monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", "maybe")
+    with pytest.raises(UserError, match=r"STREAMLEARN_AUTO_DOWNLOAD='maybe' is neither on"):
+        load_dataset("spambase", ddir)
+    assert files_under(ddir) == []
+    monkeypatch.setenv("STREAMLEARN_AUTO_DOWNLOAD", "Yes")
+    X, _, _ = load_dataset("spambase", ddir)
+    assert X.shape == (1, 57)
 
 
 def test_cli_fetch(monkeypatch, http_server, ddir):
