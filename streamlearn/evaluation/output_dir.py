@@ -53,6 +53,7 @@ def check_writable(out_dir: Path, create: bool = True) -> None:
         kind = "a file" if out_dir.is_file() else "not a directory (a device or special file)"
         raise OutputError(f"The output directory {out_dir} is {kind}; give a directory "
                           "(outputs.dir in the config, or --out).")
+    _check_entries(out_dir)
     if create:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -93,6 +94,34 @@ def _check_links(out_dir: Path) -> None:
                      else f"On the way to the output directory {out_dir},")
             raise OutputError(f"{where} {part} is {what}. Give a directory (outputs.dir in "
                               "the config, or --out), or fix or remove the link.") from None
+
+
+#: what a run writes into an output directory whatever its config, and what each must be
+_ENTRIES = {"runs": ("a directory", "the run records"),
+            "experiment.json": ("a file", "the resolved config and the planned runs")}
+
+
+def _check_entries(out_dir: Path) -> None:
+    """``runs`` that is a file, ``experiment.json`` that is a directory, either a link to
+    nothing: say so before anything is computed (a traceback had come only when the first
+    run was being recorded)."""
+    if not out_dir.is_dir():
+        return
+    for name, (kind, holds) in _ENTRIES.items():
+        path = out_dir / name
+        if path.is_symlink() and not path.exists():
+            what = f"a symbolic link to {os.readlink(path)!r}, which does not exist"
+        elif not path.exists() or (path.is_dir() if kind == "a directory" else path.is_file()):
+            continue
+        elif path.is_dir():
+            what = "a directory"
+        elif path.is_file():
+            what = "a file"
+        else:
+            what = "a device or special file"
+        raise OutputError(f"{path} is {what}, but a run writes {holds} there and needs "
+                          f"{kind}: move or remove it, or give another output directory "
+                          "(outputs.dir in the config, or --out).")
 
 
 def _created_by_mkdir(out_dir: Path) -> list[Path]:

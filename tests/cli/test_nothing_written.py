@@ -266,6 +266,40 @@ def test_output_path_through_a_bad_symbolic_link(tmp_path, capsys, where):
     assert not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.parametrize("entry", ["runs_file", "runs_dangling_link", "manifest_dir"])
+def test_an_entry_of_the_wrong_kind_stops_the_run_before_anything_is_computed(
+        tmp_path, capsys, monkeypatch, entry):
+    """``runs`` a file or a link to nothing, ``experiment.json`` a directory: a message
+    naming it, exit 4, before any run (the code before computed the first run, then
+    stopped with a NotADirectoryError / IsADirectoryError traceback, exit 1)."""
+    from streamlearn.evaluation import runner
+
+    out = tmp_path / "out"
+    out.mkdir()
+    name, kind = {"runs_file": ("runs", "is a file"),
+                  "runs_dangling_link": ("runs", "is a symbolic link to"),
+                  "manifest_dir": ("experiment.json", "is a directory")}[entry]
+    if entry == "runs_file":
+        (out / "runs").write_text("x")
+    elif entry == "runs_dangling_link":
+        (out / "runs").symlink_to(tmp_path / "nowhere")
+    else:
+        (out / "experiment.json").mkdir()
+    computed = []
+    monkeypatch.setattr(runner, "execute_run",
+                        lambda *a, **k: computed.append(1) or pytest.fail("computed"))
+    cfg = _config(tmp_path, {"path": str(_good_csv(tmp_path)), "target": "label"}, out)
+    before = sorted(p.name for p in out.iterdir())
+    for args in (["run", str(cfg), "-q"], ["validate", str(cfg)]):
+        rc, text = run_cli(args, capsys)
+        flat = " ".join(text.split())
+        assert rc == 4, flat
+        assert "Traceback" not in text and "Errno" not in flat
+        assert "".join(f"{out / name} {kind}".split()) in "".join(flat.split()), flat
+    assert not computed
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
 def test_output_name_longer_than_the_file_system_allows(tmp_path, capsys):
     out = tmp_path / ("o" * 300) / "sub"
     cfg = _config(tmp_path, {"path": str(_good_csv(tmp_path)), "target": "label"}, out)
