@@ -210,7 +210,7 @@ def run(
     """
     from streamlearn.evaluation import record_archive
     from streamlearn.evaluation.runner import run_experiment
-    from streamlearn.reporting import tables
+    from streamlearn.reporting import output_files, tables
     from streamlearn.reporting.report import (
         build_report,
         problem_lines,
@@ -230,22 +230,34 @@ def run(
                                  data if data_dir is not None else None)
     t0 = time.perf_counter()
     progress = RichProgress(quiet)
+    built = []  # the tables, written under the run's lock of the output directory
+
+    def write_report(result: object) -> None:
+        built.append(build_report(out_dir))
+
     try:
         if dask_backend is not None and scheduler is not None:
             dask_backend.connect()  # a wrong address stops here, before anything is written
         result = run_experiment(cfg, out_dir, data_dir=data, jobs=jobs, force=force,
                                 smoke=smoke, skip_missing_data=skip_missing_data,
-                                progress=progress, backend=dask_backend)
+                                progress=progress, backend=dask_backend, then=write_report)
     except KeyboardInterrupt:
         progress.stop()
-        err_console.print(
-            f"\nInterrupted. Finished runs are saved in {out_dir}; run the same command "
-            "again to resume.")
+        if output_files.build_interrupted(out_dir):
+            err_console.print(
+                f"\nInterrupted while the tables and plots were written: those in {out_dir} "
+                "may be partial (some of an earlier run). Every finished run is saved; "
+                f"`streamlearn report {out_dir}`, or the same command again, writes them "
+                "all again.", markup=False, highlight=False)
+        else:
+            err_console.print(
+                f"\nInterrupted. Finished runs are saved in {out_dir}; run the same command "
+                "again to resume.")
         raise typer.Exit(130) from None
     finally:
         if dask_backend is not None:
             dask_backend.close()
-    summary, written = build_report(out_dir)
+    summary, written = built[0]
     elapsed = time.perf_counter() - t0
     if not quiet:
         for table in tables.rich_tables(summary, width=console.width):

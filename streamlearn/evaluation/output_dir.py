@@ -222,13 +222,19 @@ class OutputRollback:
     When the block raises and no file was added to or changed in ``runs/``, the previous
     ``experiment.json`` is put back (or removed when there was none) and ``runs/`` removed
     if this run created it; after the lock file is gone the directories this run created
-    are removed. Records of earlier runs are never touched.
+    are removed. Records of earlier runs are never touched. Once the runs have ended,
+    :meth:`keep` ends the undo: what follows (the tables) is no longer the start of a run.
     """
 
     def __init__(self, out_dir: Path) -> None:
         self.out_dir = Path(out_dir)
         self._new_dirs = _created_by_mkdir(self.out_dir)
         self._rolled_back = False
+        self._kept = False
+
+    def keep(self) -> None:
+        """The run has ended: a failure from now on leaves the directory as it is."""
+        self._kept = True
 
     def __enter__(self) -> OutputRollback:
         return self
@@ -266,7 +272,7 @@ class OutputRollback:
         try:
             yield
         except BaseException:
-            if self._runs_state() == records_before:
+            if not self._kept and self._runs_state() == records_before:
                 self._undo(manifest, before, runs_existed)
             raise
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -250,6 +250,7 @@ def run_experiment(
     skip_missing_data: bool = False,
     progress: Progress | None = None,
     backend: Backend | None = None,
+    then: Callable[[ExperimentResult], None] | None = None,
 ) -> ExperimentResult:
     """Run every planned run whose record is not already complete.
 
@@ -262,7 +263,9 @@ def run_experiment(
     An experiment that fails before its first record leaves the directory as it was.
     With a ``backend`` (Dask) the runs go there; when its workers do not share the client's
     files, each worker checks its own data and only ``skip_missing_data`` makes the client
-    look at its data directory.
+    look at its data directory. ``then`` is called with the result once the runs have
+    ended, still under the lock (``streamlearn run`` writes its tables there, so that no
+    other command writes into the directory between the last record and the tables).
     """
     progress = progress or Progress()
     check_writable(out_dir, create=False)
@@ -330,4 +333,7 @@ def run_experiment(
                     progress.run_finished(outcome)
         finally:
             progress.stop()
+        rollback.keep()
+        if then is not None:
+            then(result)
     return result

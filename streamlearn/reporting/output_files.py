@@ -9,6 +9,13 @@ run), looking like results of this config. Only names this list holds are remove
 the tool did not write (or wrote before the list existed) is never touched, and neither
 are the run records, ``experiment.json`` or the records' archives, which are not outputs
 of a build.
+
+A build marks itself in progress in the list before it writes its first file
+(:func:`start_build`) and ends the mark with the new list (:func:`replace_outputs`). Each
+file is written atomically but the set is not: a build interrupted (Ctrl-C) or failing
+half-way had left a summary.md of the new config beside the summary.csv of the earlier one,
+unmarked. The mark stays after such a build (:func:`build_interrupted`), so the command
+can say its tables may be partial, and the next build says it rewrites them.
 """
 
 from __future__ import annotations
@@ -25,17 +32,42 @@ _NEVER = frozenset({"experiment.json", "runs", "runs.tar.xz", "predictions.tar.x
                     LIST_NAME, ".streamlearn.lock"})
 
 
+def _read_list(out_dir: Path) -> dict:
+    try:
+        data = json.loads((Path(out_dir) / LIST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def previous_outputs(out_dir: Path) -> list[str]:
     """The file names the last build wrote into ``out_dir`` (empty without a readable
     list: nothing is then known to be the tool's)."""
-    try:
-        data = json.loads((Path(out_dir) / LIST_NAME).read_text(encoding="utf-8"))
-        names = data["written"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
+    names = _read_list(out_dir).get("written")
     if not isinstance(names, list):
         return []
     return [n for n in names if isinstance(n, str) and _plain_name(n)]
+
+
+def build_interrupted(out_dir: Path) -> bool:
+    """Whether the last build into ``out_dir`` started and did not finish: its tables
+    and figures may be partly an earlier build's."""
+    return _read_list(out_dir).get("building") is True
+
+
+def start_build(out_dir: Path, previous: list[str]) -> None:
+    """Mark a build in progress (before its first file is written); the names of the
+    last finished build stay listed, so that a later build still removes those it does
+    not write again."""
+    _write_list(out_dir, previous, building=True)
+
+
+def _write_list(out_dir: Path, names: list[str], *, building: bool = False) -> None:
+    data: dict = {"written": names}
+    if building:
+        data["building"] = True
+    text = json.dumps(data, indent=1) + "\n"
+    atomic_write_bytes(Path(out_dir) / LIST_NAME, text.encode("utf-8"))
 
 
 def _plain_name(name: str) -> bool:
@@ -56,8 +88,8 @@ def _with_svg(written: list[Path]) -> list[Path]:
 
 def replace_outputs(out_dir: Path, written: list[Path], previous: list[str]) -> list[Path]:
     """Record ``written`` (and each PNG's SVG) as ``out_dir``'s outputs, and remove the
-    files of ``previous`` (the list before this build) that are not among them. Returns
-    the files removed."""
+    files of ``previous`` (the list before this build) that are not among them; the build
+    is then no longer marked in progress. Returns the files removed."""
     out_dir = Path(out_dir)
     names = sorted({p.name for p in _with_svg(written) if p.parent == out_dir})
     keep = set(names)
@@ -67,6 +99,5 @@ def replace_outputs(out_dir: Path, written: list[Path], previous: list[str]) -> 
         if name not in keep and path.is_file() and not path.is_symlink():
             path.unlink()
             removed.append(path)
-    text = json.dumps({"written": names}, indent=1) + "\n"
-    atomic_write_bytes(out_dir / LIST_NAME, text.encode("utf-8"))
+    _write_list(out_dir, names)
     return removed

@@ -18,7 +18,10 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
     HTML page when ``html`` (None: when the last build wrote one, so that it shows these
     tables). The tables, plots and page an earlier build wrote that this one does not
     write again (a stream or learner since taken out of the config) are removed
-    (:mod:`streamlearn.reporting.output_files`), and listed in ``summary.removed``.
+    (:mod:`streamlearn.reporting.output_files`), and listed in ``summary.removed``. The
+    build is marked in progress in that list until it has written everything, so an
+    interrupted one is known (``output_files.build_interrupted``) and the next says it
+    rewrote its files (``summary.rewrote_interrupted``).
 
     Records that are corrupt or incomplete are left out and listed in
     ``summary.problems``; the caller decides what that means (the CLI exits non-zero)."""
@@ -35,6 +38,9 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
             "is nothing to report; the tables and plots already there were left as they "
             "are. Run `streamlearn run CONFIG --out DIR` first (it writes the records and "
             "the report).")
+    previous = output_files.previous_outputs(out_dir)
+    summary.rewrote_interrupted = output_files.build_interrupted(out_dir)
+    output_files.start_build(out_dir, previous)  # ended by replace_outputs
     outputs = summary.config["outputs"]
     written = tables.write_tables(summary, out_dir, outputs.get("tables", []))
     if "csv" in outputs.get("tables", []):
@@ -50,7 +56,6 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
             written += plots.time_bars(summary, out_dir)
         if "sweep" in plot_kinds:
             written += [f.path for f in plots.sweep_plots(summary, out_dir) if f.path]
-    previous = output_files.previous_outputs(out_dir)
     if html or (html is None and HTML_NAME in previous):
         from streamlearn.reporting.html import write_html
 
@@ -94,12 +99,17 @@ def status_lines(summary: Summary) -> list[str]:
 
 
 def removed_lines(summary: Summary) -> list[str]:
-    """The outputs of an earlier build that this one removed (not written again)."""
-    if not summary.removed:
-        return []
-    return [f"removed {len(summary.removed)} file(s) that an earlier report wrote and this "
-            f"config's report does not (a stream, learner, metric or table taken out): "
-            f"{_some([p.name for p in summary.removed])}."]
+    """The outputs of an earlier build that this one removed (not written again), and
+    whether it rewrote those of an interrupted build."""
+    lines = []
+    if summary.rewrote_interrupted:
+        lines.append("The last writing of the tables and plots here had been interrupted "
+                     "(some could be of an earlier run or config): all are written again.")
+    if summary.removed:
+        lines.append(f"removed {len(summary.removed)} file(s) that an earlier report wrote "
+                     "and this config's report does not (a stream, learner, metric or table "
+                     f"taken out): {_some([p.name for p in summary.removed])}.")
+    return lines
 
 
 def unplanned_lines(summary: Summary) -> list[str]:

@@ -91,6 +91,8 @@ class Summary:
     unplanned: list[str] = field(default_factory=list)
     #: outputs of an earlier build that the last build removed (``report.build_report``)
     removed: list[Path] = field(default_factory=list)
+    #: the build before the last one had been interrupted (its tables partly older)
+    rewrote_interrupted: bool = False
 
     @property
     def config(self) -> dict[str, Any]:

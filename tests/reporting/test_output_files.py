@@ -91,3 +91,87 @@ def test_only_files_the_list_names_are_removed(tmp_path):
     assert (out / "runs" / "r.json").is_file() and (tmp_path / "outside.png").is_file()
     (out / LIST_NAME).write_text("not json")
     assert previous_outputs(out) == []
+
+
+def _pa_config(tmp_path: Path, name: str, c: float) -> Path:
+    cfg = {"name": "partial", "protocol": "prequential-classification", "repeats": 1,
+           "streams": [{"name": "sea", "label": "SEA", "max_samples": 300}],
+           "algorithms": [{"name": "passive_aggressive", "label": "PA", "params": {"C": c}}],
+           "metrics": ["oca"], "evaluation": {"checkpoints": 5},
+           "outputs": {"dir": str(tmp_path / "out"), "plots": ["learning_curve"],
+                       "curve_metric": "oce", "tables": ["markdown", "csv"]}}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _pa_row(out: Path) -> str:
+    return next(line for line in (out / "summary.csv").read_text().splitlines()
+                if line.startswith("SEA,PA,oca,"))
+
+
+def test_an_interrupted_writing_of_the_tables_is_said_and_repaired(tmp_path, capsys,
+                                                                   monkeypatch):
+    """Was: Ctrl-C while `run` wrote its tables left the new config's summary.md beside
+    the earlier config's summary.csv, with a bare "Interrupted." (exit 130) and nothing in
+    the folder telling the two apart. Now the list marks the build in progress, the
+    message says the tables may be partial and how to rewrite them, and `report` (or the
+    next run) rewrites them and says so."""
+    from streamlearn.reporting import output_files, plots
+
+    out = tmp_path / "out"
+    rc, text = run_cli(["run", str(_pa_config(tmp_path, "x.yaml", 0.01)), "-q"], capsys)
+    assert rc == 0, text
+    old_row = _pa_row(out)
+    rc, text = run_cli(["run", str(_pa_config(tmp_path, "ref.yaml", 1.0)), "-q",
+                        "--out", str(tmp_path / "ref")], capsys)
+    assert rc == 0, text
+    new_row = _pa_row(tmp_path / "ref")
+    assert new_row != old_row
+
+    def ctrl_c(*args, **kwargs):  # after summary.md and summary.csv, before the plots
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(plots, "learning_curves", ctrl_c)
+        rc, text = run_cli(["run", str(_pa_config(tmp_path, "a.yaml", 1.0)), "-q"], capsys)
+    flat = " ".join(text.split())
+    assert rc == 130, flat
+    assert "Interrupted while the tables and plots were written" in flat, flat
+    assert "may be partial" in flat and f"streamlearn report {out}" in flat, flat
+    assert output_files.build_interrupted(out)
+    assert not (out / ".streamlearn.lock").exists()
+
+    rc, text = run_cli(["report", str(out)], capsys)
+    flat = " ".join(text.split())
+    assert rc == 0, flat
+    assert "had been interrupted" in flat and "all are written again" in flat, flat
+    assert not output_files.build_interrupted(out)
+    assert _pa_row(out) == new_row
+    rc, text = run_cli(["report", str(out)], capsys)
+    assert rc == 0 and "had been interrupted" not in text, text
+
+
+def test_run_writes_its_tables_under_the_lock(tmp_path, capsys, monkeypatch):
+    """Was: the tables were written after the lock was released, so a second command
+    could start on the folder while the first still wrote them."""
+    from streamlearn.evaluation.output_dir import OutputDirBusy, OutputDirLock
+    from streamlearn.reporting import report
+
+    out = tmp_path / "out"
+    real = report.build_report
+    busy = []
+
+    def checking(directory, **kwargs):
+        try:
+            with OutputDirLock(directory):
+                busy.append(False)
+        except OutputDirBusy:
+            busy.append(True)
+        return real(directory, **kwargs)
+
+    monkeypatch.setattr(report, "build_report", checking)
+    rc, text = run_cli(["run", str(_pa_config(tmp_path, "a.yaml", 1.0)), "-q"], capsys)
+    assert rc == 0, text
+    assert busy == [True]
+    assert not (out / ".streamlearn.lock").exists()
