@@ -72,16 +72,17 @@ def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
 def clean_temporaries(out_dir: Path) -> int:
     """Remove temporary files left by killed writers; returns how many were removed.
 
-    Only files whose writer process is gone are removed, so a concurrent writer (another
-    run is excluded by the directory lock, but ``streamlearn report`` is not) keeps its
-    own temporaries."""
+    Only files named as :mod:`streamlearn.atomic` names its temporaries whose writer
+    process is gone are removed: a concurrent writer (another run is excluded by the
+    directory lock, but ``streamlearn report`` is not) keeps its own, and a hidden
+    ``.notes.tmp`` of the user's is not the tool's (it was deleted too)."""
     removed = 0
     runs = out_dir / "runs"
     for folder in (out_dir, runs):
         if folder.is_dir():
             for tmp in folder.glob(".*" + atomic.TMP_SUFFIX):
                 owner = atomic.temporary_owner(tmp.name)
-                if owner is not None and atomic.process_alive(owner):
+                if owner is None or atomic.process_alive(owner):
                     continue
                 tmp.unlink(missing_ok=True)
                 removed += 1

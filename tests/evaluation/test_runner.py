@@ -96,11 +96,28 @@ def test_half_written_record_is_recomputed(tmp_path):
     victim = records.record_path(tmp_path, "SEA__HT__seed1")
     good = victim.read_text()
     victim.write_text(good[: len(good) // 2])  # as if killed while writing without rename
-    (tmp_path / "runs" / ".SEA__HT__seed0.json.abc.tmp").write_text("{")
+    (tmp_path / "runs" / ".SEA__HT__seed0.json.999999999~abc.tmp").write_text("{")
     res = run_experiment(cfg, tmp_path)
     assert res.n_run == 1
     assert _stable(json.loads(victim.read_text())) == _stable(json.loads(good))
     assert not list((tmp_path / "runs").glob(".*.tmp"))
+
+
+def test_only_the_tools_own_temporaries_of_gone_writers_are_removed(tmp_path):
+    """Was: every hidden *.tmp in the output folder and runs/ was deleted at the start of
+    a run, a user's .notes.tmp and .draft.1234.tmp included."""
+    cfg = parse_config({**CFG, "algorithms": CFG["algorithms"][:1], "repeats": 1})
+    mine = {tmp_path / ".notes.tmp", tmp_path / ".draft.1234.tmp",
+            tmp_path / "runs" / ".notes.tmp"}
+    live = tmp_path / f".summary.md.{os.getpid()}~abc12345.tmp"
+    dead = {tmp_path / ".summary.md.999999999~abc12345.tmp",
+            tmp_path / "runs" / ".SEA__RLS__seed0.json.999999999~x1y2z3w4.tmp"}
+    (tmp_path / "runs").mkdir()
+    for p in mine | dead | {live}:
+        p.write_text("x")
+    run_experiment(cfg, tmp_path)
+    assert all(p.read_text() == "x" for p in mine | {live})
+    assert not any(p.exists() for p in dead)
 
 
 def test_report_rebuilds_tables_from_records_alone(tmp_path):
