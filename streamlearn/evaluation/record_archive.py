@@ -366,11 +366,29 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
                       len(pred_data) if pred_data is not None else 0)
 
 
+def archived_not_in_runs(out_dir: Path, planned: dict[str, str | None]) -> list[str]:
+    """Planned runs (run id → digest) whose record the archive holds, with that digest, and
+    ``runs/`` does not, when ``runs/`` holds records (so readers take it for the folder's
+    records). Such a ``runs/`` is short of records the folder has: an interrupted
+    ``records unpack``, or a run interrupted while it copied the archive's records."""
+    out_dir = Path(out_dir)
+    if not (_runs_dir_has_records(out_dir) and has_archive(out_dir)):
+        return []
+    archived = read_archive(archive_path(out_dir))
+    runs = out_dir / "runs"
+    return [rid for rid, digest in planned.items()
+            if rid in archived and not (runs / f"{rid}{_SUFFIX}").exists()
+            and (digest is None or _digest_of(archived[rid]) == digest)]
+
+
 def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
     """Write the archive's records (and the predictions archive's ``.pred.npz``, when the
     folder has one) into ``out_dir/runs/``: (written, already there with the same bytes).
     A file of ``runs/`` with other bytes is not overwritten: that is an error naming them,
-    before anything is written."""
+    before anything is written. When ``runs/`` holds no record yet, the files are written
+    into a hidden sibling folder renamed to ``runs/`` at the end, so an interruption
+    leaves no ``runs/`` with part of the records (which every reader would have taken for
+    the folder's records, instead of the archive)."""
     out_dir = Path(out_dir)
     path = archive_path(out_dir)
     if not path.is_file():
@@ -386,6 +404,8 @@ def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
         raise UserError(f"{len(clash)} file(s) of {runs} differ from those of the archives "
                         f"of {out_dir} and were left as they are: {shown}. Move runs/ away "
                         "(or pack it) first.")
+    if not runs.exists() or (runs.is_dir() and not any(runs.iterdir())):
+        return _unpack_into_new_runs(runs, files)
     written, same = [], []
     runs.mkdir(parents=True, exist_ok=True)
     for dest, data in sorted(files.items()):
@@ -395,3 +415,35 @@ def unpack(out_dir: Path) -> tuple[list[Path], list[Path]]:
         atomic.write_bytes(dest, data)
         written.append(dest)
     return written, same
+
+
+_STAGING = "unpack"  # .runs.<pid>~unpack: the folder an unpack writes before renaming it
+
+
+def _unpack_into_new_runs(runs: Path, files: dict[Path, bytes]) -> tuple[list[Path],
+                                                                         list[Path]]:
+    """``files`` (paths under ``runs/``, absent or empty) written into a hidden folder
+    beside it, renamed to ``runs/`` in one step once all are there. Such folders of
+    unpacks no longer running (``kill -9``) are removed."""
+    import os
+    import shutil
+
+    for old in runs.parent.glob(f".runs.*{atomic.PID_MARK}{_STAGING}"):
+        pid = old.name[len(".runs."):-len(atomic.PID_MARK + _STAGING)]
+        if pid.isdigit() and not atomic.process_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    staging = runs.with_name(f".runs.{os.getpid()}{atomic.PID_MARK}{_STAGING}")
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        for dest, data in sorted(files.items()):
+            atomic.write_bytes(staging / dest.name, data)
+        if runs.is_dir():
+            runs.rmdir()  # empty: checked by the caller
+        os.rename(staging, runs)
+    except OSError as exc:
+        raise atomic.OutputError(f"Cannot unpack into {runs}: "
+                                 f"{atomic.describe_os_error(exc)} ({exc}).") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone once renamed
+    return sorted(files), []

@@ -41,6 +41,9 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
     previous = output_files.previous_outputs(out_dir)
     summary.rewrote_interrupted = output_files.build_interrupted(out_dir)
     output_files.start_build(out_dir, previous)  # ended by replace_outputs
+    if summary.behind_archive:
+        raise UserError(behind_archive_lines(summary)[0] + " The tables and plots were left "
+                        "as they are.")
     outputs = summary.config["outputs"]
     written = tables.write_tables(summary, out_dir, outputs.get("tables", []))
     if "csv" in outputs.get("tables", []):
@@ -81,9 +84,21 @@ def problem_lines(summary: Summary) -> list[str]:
     return lines
 
 
+def behind_archive_lines(summary: Summary) -> list[str]:
+    """``runs/`` lacks planned records its archive holds (read from ``runs/``, they are
+    missing from the tables): what to do."""
+    if not summary.behind_archive:
+        return []
+    out = Path(summary.out_dir or ".")
+    return [f"{out / 'runs'} lacks {len(summary.behind_archive)} record(s) of planned runs "
+            f"that {out / 'runs.tar.xz'} holds ({_some(summary.behind_archive)}), e.g. "
+            f"after an interrupted `streamlearn records unpack`: `streamlearn records unpack "
+            f"{out}` puts them there (or run the config again)."]
+
+
 def status_lines(summary: Summary) -> list[str]:
     """Missing (not yet run or stale) and failed runs, one line each kind."""
-    lines = []
+    lines = behind_archive_lines(summary)
     if summary.missing:
         line = f"{len(summary.missing)} planned run(s) have no complete record yet"
         if summary.stale:

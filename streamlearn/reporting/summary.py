@@ -91,6 +91,9 @@ class Summary:
     unplanned: list[str] = field(default_factory=list)
     #: outputs of an earlier build that the last build removed (``report.build_report``)
     removed: list[Path] = field(default_factory=list)
+    #: planned runs whose record the archive holds and ``runs/`` (read instead) lacks:
+    #: an interrupted ``records unpack`` (``record_archive.archived_not_in_runs``)
+    behind_archive: list[str] = field(default_factory=list)
     #: the build before the last one had been interrupted (its tables partly older)
     rewrote_interrupted: bool = False
 
@@ -421,4 +424,6 @@ def summarize(out_dir: Path) -> Summary:
                    problems=problems, stale=stale, displays=displays, out_dir=out_dir,
                    kind_keys=kind_keys, kinds=present_kinds(runs), folds=present_folds(runs),
                    archive=store.archive,
-                   unplanned=[rid for rid in store.run_ids() if rid not in planned])
+                   unplanned=[rid for rid in store.run_ids() if rid not in planned],
+                   behind_archive=record_archive.archived_not_in_runs(out_dir, {
+                       run["run_id"]: run.get("digest") for run in manifest["runs"]}))

@@ -115,6 +115,57 @@ def test_unpack_restores_runs_and_refuses_to_overwrite(folder, capsys):
     assert (folder / "runs" / "SEA__RLS__seed1.json").read_text() == "{}"
 
 
+def test_an_interrupted_unpack_leaves_no_partial_runs(folder, capsys, monkeypatch):
+    """Was: unpack wrote runs/ file by file, so Ctrl-C left a runs/ with part of the
+    records (557 of 1,020), which every reader then took for the folder's records instead
+    of the archive. Now the records appear in runs/ all at once, or not at all."""
+    original = {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")}
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    shutil.rmtree(folder / "runs")
+    real = record_archive.atomic.write_bytes
+    calls = []
+
+    def interrupted_at_the_third(path, data):
+        calls.append(path)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(record_archive.atomic, "write_bytes", interrupted_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        record_archive.unpack(folder)
+    monkeypatch.undo()
+    assert len(calls) == 3
+    assert not (folder / "runs").exists()
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith(".runs")) == []
+    assert record_archive.store(folder).archive is not None  # readers use the archive
+    rc, out = run_cli(["records", "unpack", str(folder)], capsys)
+    assert rc == 0, out
+    assert {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")} == original
+
+
+def test_report_refuses_a_runs_dir_short_of_the_archives_records(folder, capsys):
+    """Was: with part of the records in runs/ (an unpack interrupted by an earlier
+    version), report read only those, ignored the complete archive and overwrote the
+    tables with partial ones, exit 0. Now it names the records runs/ lacks, writes
+    nothing, and exits non-zero; once unpacked, the tables are the archive's again."""
+    committed = {n: (folder / n).read_bytes() for n in ("summary.md", "summary.csv")}
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    (folder / "runs" / "SEA__RLS__seed1.json").unlink()
+    (folder / "runs" / "SEA__Perceptron__seed0.json").unlink()
+    rc, out = run_cli(["report", str(folder)], capsys)
+    flat = "".join(out.split())
+    assert rc != 0 and "Traceback" not in out, out
+    assert "lacks2record(s)ofplannedrunsthat" in flat, out
+    assert "SEA__RLS__seed1" in flat and f"streamlearnrecordsunpack{folder}" in flat, out
+    assert {n: (folder / n).read_bytes() for n in committed} == committed
+    rc, out = run_cli(["records", "unpack", str(folder)], capsys)
+    assert rc == 0, out
+    rc, out = run_cli(["report", str(folder)], capsys)
+    assert rc == 0, out
+    assert {n: (folder / n).read_bytes() for n in committed} == committed
+
+
 def test_pack_and_unpack_wait_for_a_run_on_the_folder(folder, capsys):
     """While a `streamlearn run` holds the folder (its lock), pack would archive a
     snapshot without the runs in flight (exit 0, "4 planned run(s) have no record") and
