@@ -69,6 +69,8 @@ def pack(
 ) -> None:
     """Write DIR/runs.tar.xz from the records of DIR/runs/ (those of the runs its
     experiment.json plans, failed ones included; no predictions), replacing the archive.
+    A record that does not parse (truncated) or is not marked complete is an error naming
+    it, and nothing is written.
 
     The archive is deterministic (members sorted, fixed times and owners), so packing the
     same records again gives the same bytes. Commit it; runs/ stays git-ignored.

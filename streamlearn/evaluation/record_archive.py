@@ -302,6 +302,23 @@ def _digest_of(data: bytes) -> str | None:
     return _record(data).get("digest")
 
 
+def _unusable(data: bytes) -> str | None:
+    """Why a record's bytes cannot be archived (None: they can): they do not parse as a
+    JSON object (a truncated file), or it is not a finished run's ("complete": true and
+    status ok or failed, as every record ``streamlearn run`` writes)."""
+    try:
+        rec = json.loads(data)
+    except ValueError as exc:
+        return f"does not parse as JSON ({exc})"
+    if not isinstance(rec, dict):
+        return f"is a JSON {type(rec).__name__}, not an object"
+    if rec.get("complete") is not True:
+        return "is not marked complete (\"complete\": true)"
+    if rec.get("status") not in ("ok", "failed"):
+        return f"has 'status' {rec.get('status')!r}, not 'ok' or 'failed'"
+    return None
+
+
 def _complete_ok(data: bytes) -> bool:
     rec = _record(data)
     return rec.get("status") == "ok" and bool(rec.get("complete", True))
@@ -312,8 +329,9 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
     runs its experiment.json plans (complete or failed, as they are), byte for byte.
     With ``predictions``, or when the folder already has a predictions archive, also
     ``out_dir/predictions.tar.xz`` from the same runs' ``.pred.npz`` (every complete run
-    must have one, else nothing is written). Replaces existing archives; ``runs/`` is
-    left as it is."""
+    must have one, else nothing is written). A planned run's record that does not parse
+    or is not a finished run's (:func:`_unusable`) is an error naming it, and nothing is
+    written. Replaces existing archives; ``runs/`` is left as it is."""
     out_dir = Path(out_dir)
     planned = _planned(out_dir)
     runs = out_dir / "runs"
@@ -323,16 +341,26 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
                         "archive to work on its records.")
     members: dict[str, bytes] = {}
     stale: list[str] = []
+    unusable: list[str] = []
     for rid, digest in planned.items():
         path = runs / f"{rid}{_SUFFIX}"
         if path.is_file():
             data = path.read_bytes()
+            why = _unusable(data)
+            if why is not None:
+                unusable.append(f"{path.name} {why}")
+                continue
             if digest is not None and _digest_of(data) not in (digest, None):
                 # another config's record of this run id (a changed config's run was
                 # interrupted before it wrote its own): never archived as this one's
                 stale.append(rid)
                 continue
             members[rid] = data
+    if unusable:
+        raise UserError(f"{len(unusable)} record(s) of {runs} cannot be archived: "
+                        + "; ".join(unusable[:5]) + ("; …" if len(unusable) > 5 else "")
+                        + ". Delete them and run the config again (`streamlearn run` "
+                        "computes those runs again), then pack; nothing was written.")
     wanted = {f"{rid}{_SUFFIX}" for rid in members}
     preds: dict[str, bytes] | None = None
     if predictions or predictions_path(out_dir).is_file():

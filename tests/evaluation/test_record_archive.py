@@ -410,3 +410,30 @@ def test_pack_leaves_out_a_record_of_another_config(folder, capsys):
     assert "1 planned run(s) have no record" in flat and f"{rid}.json" in flat
     names = [m for m in record_archive.read_archive(folder / "runs.tar.xz")]
     assert rid not in names and len(names) == len(manifest["runs"]) - 1
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_complete", "a_list"])
+def test_pack_refuses_a_record_that_is_not_a_finished_runs(folder, capsys, damage):
+    """Was: a truncated record (digest unreadable, so not "of another config") was
+    archived, exit 0, and the committed archive held an unusable record. Now pack names
+    it and writes nothing."""
+    assert run_cli(["records", "pack", str(folder)], capsys)[0] == 0
+    archive = (folder / "runs.tar.xz").read_bytes()
+    victim = folder / "runs" / "SEA__RLS__seed1.json"
+    good = victim.read_text()
+    if damage == "truncated":
+        victim.write_text(good[:700])
+    elif damage == "not_complete":
+        victim.write_text(json.dumps({**json.loads(good), "complete": False}))
+    else:
+        victim.write_text("[]")
+    (folder / "runs" / "SEA__RLS__seed0.json").write_text(json.dumps({
+        **json.loads(good), "digest": "0" * 16}))  # a stale one beside it: left out as ever
+    rc, out = run_cli(["records", "pack", str(folder)], capsys)
+    flat = " ".join(out.split())
+    assert rc != 0 and "Traceback" not in out, flat
+    assert "SEA__RLS__seed1.json" in "".join(out.split()), flat
+    assert {"truncated": "does not parse as JSON", "not_complete": "is not marked complete",
+            "a_list": "is a JSON list"}[damage] in flat, flat
+    assert "nothing was written" in flat
+    assert (folder / "runs.tar.xz").read_bytes() == archive
