@@ -54,7 +54,8 @@ def _write(results_dir: Path, outputs: list[Output], only: str) -> None:
                                                              highlight=False, soft_wrap=True))
     if result.not_written and only:
         err_console.print(f"{len(result.not_written)} output(s) asked for with --only not "
-                          "written: their run records are not here.", highlight=False)
+                          "written: their run records are not here, or not all usable "
+                          "(see above).", highlight=False)
         raise typer.Exit(1)
 
 

@@ -51,17 +51,26 @@ def has_records(folder: Path) -> bool:
                for rec in record_archive.store(folder).records())
 
 
-def runs_without_a_result(folder: Path) -> int:
-    """Planned runs of ``folder`` without a complete, current, successful record (missing,
-    failed, stale or unreadable): an output built from it would leave their rows out
-    (a table of Fig. 1 had been written without its M = 1000 row, exit 0)."""
+def runs_without_a_result(folder: Path) -> str:
+    """How many planned runs of ``folder`` lack a complete, current, successful record
+    (missing, failed, stale or unusable), naming the unusable records ("" when none
+    does): an output built from it would leave their rows out (a table of Fig. 1 had
+    been written without its M = 1000 row, exit 0)."""
     from streamlearn.reporting.summary import sort_records
 
     try:
         _, _, missing, failed, problems, stale = sort_records(folder)
     except (UserError, OSError, ValueError, KeyError):
-        return 0  # no manifest to plan by: has_records alone decides
-    return len(missing) + len(failed) + len(problems) + len(stale)
+        return ""  # no manifest to plan by: has_records alone decides
+    lacking = len(missing) + len(failed) + len(problems) + len(stale)
+    if not lacking:
+        return ""
+    text = f"{lacking} planned run(s) without a result"
+    if problems:  # a truncated record had been counted like one not yet run
+        text += (f"; {len(problems)} record(s) unusable: "
+                 + "; ".join(p.describe() for p in problems[:2])
+                 + ("; …" if len(problems) > 2 else ""))
+    return text
 
 
 def has_predictions(folder: Path) -> bool:
@@ -82,7 +91,7 @@ def missing_inputs(results_dir: Path, output: Output) -> list[str]:
         elif not has_records(path):
             missing.append(need)
         elif (lacking := runs_without_a_result(path)):
-            missing.append(f"{need} ({lacking} planned run(s) without a result)")
+            missing.append(f"{need} ({lacking})")
         elif output.predictions and not has_predictions(path):
             missing.append(f"{need} (predictions)")
     return missing
@@ -108,9 +117,9 @@ def missing_reason(results_dir: Path, missing: list[str]) -> str:
     preds = [str(results_dir / m.removesuffix(" (predictions)")) for m in missing
              if m.endswith(" (predictions)")]
     partial = [f"{results_dir / m.split(' (', 1)[0]} ({m.split(' (', 1)[1]}"
-               for m in missing if m.endswith("without a result)")]
+               for m in missing if " without a result" in m]
     rest = [m for m in missing
-            if not m.endswith(" (predictions)") and not m.endswith("without a result)")]
+            if not m.endswith(" (predictions)") and " without a result" not in m]
     folders = [str(results_dir / m) for m in rest if not Path(m).suffix]
     files = [str(results_dir / m) for m in rest if Path(m).suffix]
     why = ([f"no run records in {', '.join(folders)}"] if folders else []) + (

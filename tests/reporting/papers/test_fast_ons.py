@@ -103,6 +103,21 @@ def test_a_table_is_not_written_without_every_planned_run(tmp_path, capsys):
     assert (res / "fig1_timing.md").read_text() == "committed\n"
 
 
+def test_a_table_not_written_for_a_corrupt_record_names_it(tmp_path, capsys):
+    """A truncated record had been counted only as "1 planned run(s) without a result",
+    as if not yet run; the reason now names the record and what is wrong with it."""
+    res = _fig1_folders(tmp_path, capsys)
+    victim = next((res / "fig1b" / "runs").glob("*fast_ons-M-4__seed1.json"))
+    victim.write_text(victim.read_text()[:500])
+    rc, out = run_cli(["tables", "fast_ons", str(res), "--only", "fig1_timing.md"], capsys)
+    assert rc == 1, out
+    flat = " ".join(out.split())
+    assert "not written: fig1_timing.md" in flat
+    assert "1 planned run(s) without a result; 1 record(s) unusable:" in flat, flat
+    assert victim.name in "".join(out.split()) and "corrupt" in flat, flat
+    assert "not all usable" in flat
+
+
 def test_fig1_text_is_fixed_by_the_records(tmp_path, capsys):
     res = _fig1_folders(tmp_path, capsys)
     # times set by hand: R-ONS M s per run (+1 s for seed 1), F-ONS M/4 s, OGD 0.25 s;
