@@ -304,7 +304,7 @@ def validate(
     label: LabelOption = None,
 ) -> None:
     """Check a config (names, types, ranges, data files) without running anything."""
-    from streamlearn.evaluation.output_dir import check_writable
+    from streamlearn.evaluation.output_dir import check_not_data_dir, check_writable
     from streamlearn.evaluation.runner import (
         check_stream_data,
         check_stream_lengths,
@@ -321,6 +321,7 @@ def validate(
     check_stream_lengths(cfg, _resolve_data_dir(data_dir), reads_data=True)
     check_stream_data(cfg, _resolve_data_dir(data_dir), reads_data=True)
     check_writable(_output_dir(cfg, None, smoke), create=False)
+    check_not_data_dir(_output_dir(cfg, None, smoke), _resolve_data_dir(data_dir))
     runs = plan_runs(cfg)
     folds = len({r.fold for r in runs if r.fold is not None})
     console.print(

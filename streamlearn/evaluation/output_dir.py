@@ -75,6 +75,23 @@ def check_writable(out_dir: Path, create: bool = True) -> None:
                           "is not writable.")
 
 
+def check_not_data_dir(out_dir: Path, data_dir: str | os.PathLike[str] | None) -> None:
+    """Fail when ``out_dir`` is the data directory (``data_dir`` as the data functions
+    take it: None for ``$STREAMLEARN_DATA`` or the default): the records and tables would
+    be written among the datasets, where only ``streamlearn data fetch`` writes."""
+    from streamlearn.datasets.store.locations import resolve_data_dir
+
+    data = resolve_data_dir(data_dir)
+    try:
+        same = Path(out_dir).exists() and Path(out_dir).samefile(data)
+    except OSError:
+        return
+    if same:
+        raise OutputError(f"The output directory {out_dir} is the data directory {data}; "
+                          "results are not written among the datasets. Give another "
+                          "output directory (outputs.dir in the config, or --out).")
+
+
 def _check_links(out_dir: Path) -> None:
     """A symbolic link on the way to ``out_dir`` that loops or points nowhere: say so
     (``mkdir`` would only say "File exists" or "Too many levels of symbolic links")."""

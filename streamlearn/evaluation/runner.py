@@ -20,7 +20,12 @@ from streamlearn.config import ExperimentConfig, StreamConfig
 from streamlearn.errors import DataError, DataMissingError, UserError
 from streamlearn.evaluation import record_archive, records
 from streamlearn.evaluation.failures import describe_failure, user_code_failures
-from streamlearn.evaluation.output_dir import OutputDirLock, OutputRollback, check_writable
+from streamlearn.evaluation.output_dir import (
+    OutputDirLock,
+    OutputRollback,
+    check_not_data_dir,
+    check_writable,
+)
 from streamlearn.evaluation.runs import (
     Progress,
     RunOutcome,
@@ -269,6 +274,7 @@ def run_experiment(
     """
     progress = progress or Progress()
     check_writable(out_dir, create=False)
+    check_not_data_dir(out_dir, data_dir)
     check_data = backend is None or backend.checks_data_on_client or skip_missing_data
     # parsed files are kept for the runs only when they run in this process
     digests: dict[str, str] = {}

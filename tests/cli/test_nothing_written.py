@@ -300,6 +300,29 @@ def test_an_entry_of_the_wrong_kind_stops_the_run_before_anything_is_computed(
     assert sorted(p.name for p in out.iterdir()) == before
 
 
+def test_the_data_directory_is_not_an_output_directory(tmp_path, capsys, monkeypatch):
+    """Was: `run --out DATA --data-dir DATA` wrote runs/, the tables and the plots among
+    the datasets, exit 0. Now refused before anything is written (also through
+    $STREAMLEARN_DATA, and by validate); a folder inside it is still accepted."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "keep.csv").write_text("a\n")
+    cfg = _config(tmp_path, {"path": str(_good_csv(tmp_path)), "target": "label"}, data)
+    for args in (["run", str(cfg), "-q", "--data-dir", str(data)],
+                 ["run", str(cfg), "-q", "--data-dir", str(data), "--out", str(data)]):
+        rc, text = run_cli(args, capsys)
+        flat = " ".join(text.split())
+        assert rc == 4 and "Traceback" not in text, flat
+        assert "is the data directory" in flat, flat
+    monkeypatch.setenv("STREAMLEARN_DATA", str(data))
+    for args in (["run", str(cfg), "-q"], ["validate", str(cfg)]):
+        rc, text = run_cli(args, capsys)
+        assert rc == 4 and "is the data directory" in " ".join(text.split()), text
+    assert sorted(p.name for p in data.iterdir()) == ["keep.csv"]
+    rc, text = run_cli(["run", str(cfg), "-q", "--out", str(data / "results")], capsys)
+    assert rc == 0, text
+
+
 def test_output_name_longer_than_the_file_system_allows(tmp_path, capsys):
     out = tmp_path / ("o" * 300) / "sub"
     cfg = _config(tmp_path, {"path": str(_good_csv(tmp_path)), "target": "label"}, out)
