@@ -34,7 +34,8 @@ def report(
     are left out and named, with the reason, on stderr; the exit code is then 1. Runs not
     yet recorded are only counted (exit code 0): a report of an unfinished experiment is
     normal. While a `streamlearn run` is computing into DIR, the tables of its records so
-    far are shown and no file is written (the run writes them when it ends).
+    far are shown and no file is written (the run writes them when it ends). A folder that
+    cannot be written (read-only) gets its tables shown, then the error (exit 4).
     """
     from streamlearn.atomic import OutputError
     from streamlearn.evaluation.output_dir import OutputDirBusy, OutputDirLock
@@ -60,7 +61,13 @@ def report(
                 return
             except OutputError:
                 pass  # a folder this user cannot write: writing the tables says so
-        summary, written = build_report(directory, html=True if html else None)
+        try:
+            summary, written = build_report(directory, html=True if html else None)
+        except OutputError:
+            # a folder that cannot be written (read-only, disk full): the tables are still
+            # shown, then the error (exit 4) says what was not written
+            _show(summarize(directory), None)
+            raise
     _show(summary, written)
     _exit_on_problems(summary)
 

@@ -175,3 +175,25 @@ def test_run_writes_its_tables_under_the_lock(tmp_path, capsys, monkeypatch):
     assert rc == 0, text
     assert busy == [True]
     assert not (out / ".streamlearn.lock").exists()
+
+
+def test_report_on_a_folder_it_cannot_write_shows_the_tables(tmp_path, capsys,
+                                                             monkeypatch):
+    """Was: `report` on a read-only results folder stopped with the write error alone
+    (exit 4); the tables, which need no write, are now shown before it."""
+    from streamlearn import atomic
+
+    out = tmp_path / "out"
+    rc, text = run_cli(["run", str(_pa_config(tmp_path, "a.yaml", 1.0)), "-q"], capsys)
+    assert rc == 0, text
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+    def read_only(path, **kwargs):
+        raise atomic.OutputError(f"Cannot write {path}: the file system is read-only.")
+
+    monkeypatch.setattr(atomic, "open_write", read_only)
+    rc, text = run_cli(["report", str(out)], capsys)
+    assert rc == 4, text
+    assert "PA" in text and "OCA (%)" in text, text
+    assert "read-only" in text and "Traceback" not in text
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
