@@ -124,6 +124,12 @@ class Learner(Base):
     def learn_one(self, x: np.ndarray, y: Any) -> None:
         raise NotImplementedError
 
+    def take_run_seed(self, seed: int) -> None:
+        """Optional: the run's derived learner seed, given after construction when the
+        config gives no ``seed``, for randomness that is not the class's own ``seed``
+        parameter (River's ``KNNClassifier``: its default SWINN engine's ``seed``, which
+        left at ``None`` had made every run of it differ). The default does nothing."""
+
     def warm_up(self, X: np.ndarray, y: np.ndarray) -> None:
         """Optional: compile (numba) and touch, on a throwaway copy, the code paths a run
         of this learner will reach, so that the timed run measures the learner and not

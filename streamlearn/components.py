@@ -245,15 +245,24 @@ class _Wrapped(Learner):
         self.params_ = dict(params)
         self._check_target(self.params_)
 
+    #: the run's learner seed for nested ``seed`` parameters (:meth:`take_run_seed`)
+    run_seed_: int | None = None
+
+    def take_run_seed(self, seed: int) -> None:
+        self.run_seed_ = int(seed)
+
     def _new_target(self) -> Any:
         """A new instance of the wrapped class, built from a deep copy of the parameters:
         a class that changes a list or dict it was given cannot change the next build,
         the config, or the parameters the run's record shows. A class whose constructor
         changes how SIGINT or SIGTERM is handled (ignores Ctrl-C) has the handlers set back
-        at once: the run it is built for stays interruptible."""
+        at once: the run it is built for stays interruptible. A River estimator's nested
+        estimators whose ``seed`` is ``None`` take the run's learner seed."""
         from streamlearn.interrupts import set_back_interrupt_handlers
 
         target = self.target(**copy.deepcopy(self.params_))
+        if self.run_seed_ is not None:
+            target = river_seeded(target, self.run_seed_)
         set_back_interrupt_handlers()
         return target
 
@@ -383,6 +392,37 @@ def _user_wrapper(obj: type, name: str) -> type[Learner]:
 # --------------------------------------------------------------------------------------
 # River estimators
 # --------------------------------------------------------------------------------------
+
+
+def _seeded_params(params: dict[str, Any], seed: int) -> dict[str, Any] | None:
+    """River's ``_get_params()`` of a nested estimator with every ``seed`` left at ``None``
+    (at any depth; a nested estimator is ``(class, params)``) set to ``seed``; ``None``
+    when there is none to set."""
+    out, changed = dict(params), False
+    for key, value in params.items():
+        if key == "seed" and value is None:
+            out[key], changed = seed, True
+        elif (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], type)
+              and isinstance(value[1], dict)):
+            inner = _seeded_params(value[1], seed)
+            if inner is not None:
+                out[key], changed = (value[0], inner), True
+    return out if changed else None
+
+
+def river_seeded(model: Any, seed: int) -> Any:
+    """``model`` with the ``seed`` of its nested estimators that were left at ``None`` set
+    to ``seed`` (River's ``clone``), e.g. ``KNNClassifier``'s SWINN engine; ``model``
+    itself when there is none (its own ``seed`` is a parameter the runner sets)."""
+    get = getattr(model, "_get_params", None)
+    if get is None:
+        return model
+    params = get()
+    nested = {k: v for k, v in params.items() if k != "seed"}
+    seeded = _seeded_params(nested, seed)
+    if seeded is None:
+        return model
+    return model.clone({k: v for k, v in seeded.items() if seeded[k] is not nested[k]})
 
 
 def _river_kind(obj: type) -> str | None:

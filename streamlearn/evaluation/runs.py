@@ -173,9 +173,13 @@ def _construct(cls: type[Learner], acfg: AlgorithmConfig, seed: int) -> Learner:
     # a deep copy: a learner that changes a list or dict parameter in place must not
     # change the config, the next run's learner or the parameters its record shows
     params = copy.deepcopy(dict(acfg.params))
+    learner_seed = derive_seeds(seed)["learner"]
     if "seed" in cls._param_names() and "seed" not in params:
-        params["seed"] = derive_seeds(seed)["learner"]
-    return cls(**params)
+        params["seed"] = learner_seed
+    learner = cls(**params)
+    if "seed" not in acfg.params:
+        learner.take_run_seed(learner_seed)
+    return learner
 
 
 # --------------------------------------------------------------------------------------
