@@ -92,7 +92,9 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
     anything is written; its error is raised, never counted as missing, so that
     ``--skip-missing-data`` does not silently skip a corrupt file. With ``keep`` the
     parsed arrays are kept for this process's runs (no second parse). ``digests``, when
-    given, receives each checked file's SHA-256 by stream label."""
+    given, receives by stream label the digest of the data each stream reads, from its
+    ``content_sha256`` method (a file stream's file; a catalogue file that has no
+    reference SHA-256; ``None``, nothing kept, when the catalogue's hash pins them)."""
     out: dict[str, DataError] = {}
     for scfg in cfg.streams:
         with user_stream_code(scfg):
@@ -109,8 +111,11 @@ def missing_streams(cfg: ExperimentConfig, data_dir: str | None,
                 except UserError as exc:
                     exc.args = (f"Stream {scfg.label!r}: {exc}",)
                     raise exc from None
-                if digests is not None:
-                    digests[scfg.label] = stream.content_sha256()
+            content_sha256 = getattr(stream, "content_sha256", None)
+            if digests is not None and content_sha256 is not None:
+                digest = content_sha256()
+                if digest is not None:
+                    digests[scfg.label] = digest
     return out
 
 

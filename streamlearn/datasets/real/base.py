@@ -33,6 +33,7 @@ of the finite values (``nan_policy="impute"``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -252,6 +253,43 @@ class RealStream(Stream):
     def check_available(self) -> None:
         """Raise :class:`DataError` naming the first missing or corrupt file, if any."""
         require_files(self.dataset, self._required(), self.data_dir)
+
+    def content_sha256(self) -> str | None:
+        """The digest of what this stream reads that no reference SHA-256 pins: a run's
+        identity takes it, so an edited file is computed again and never resumed from the
+        records of the old one. ``None`` when every file it reads has a reference hash
+        (a file with another hash is refused, so the catalogue's hash stands for it: the
+        digests of records made before this method existed are kept). A file without one
+        (``sha256=()`` in the catalogue: official files we could not obtain) gives its own
+        SHA-256, several such files a SHA-256 over their paths and hashes. The hashes are
+        those :func:`~streamlearn.datasets.store.downloads.require_files` takes anyway,
+        memoised by the files' identity (:mod:`~streamlearn.datasets.store.checksums`):
+        no second read of the file, and nothing is written into the data directory."""
+        statuses = require_files(self.dataset, self._required(), self.data_dir)
+        own = [(st.spec.path, str(st.actual)) for st in statuses if st.state == "unverified"]
+        if not own:
+            return None
+        if len(own) == 1:
+            return own[0][1]
+        text = "".join(f"{path}\t{digest}\n" for path, digest in own)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def content_key(self) -> tuple[Any, ...] | None:
+        """The parameters and the identity (device, inode, size, times) of the files this
+        stream reads: the per-process cache of prepared streams
+        (:func:`streamlearn.protocols.preparation.prepare_stream`) keys on it, so a file
+        changed since (a worker process that outlives an experiment, e.g. a Dask worker)
+        is read again, never served from the cache under the new file's digest."""
+        ddir = resolve_data_dir(self.data_dir)
+        key: list[Any] = [type(self).__qualname__, repr(sorted(self.get_params().items()))]
+        for fspec in self._required():
+            try:
+                st = (ddir / fspec.path).stat()
+            except OSError:
+                return None
+            key.append((fspec.path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                        st.st_ctime_ns))
+        return tuple(key)
 
     # ---- loading -----------------------------------------------------------------
 

@@ -349,6 +349,15 @@ class AdversarialStream(Stream):
     def check_available(self) -> None:
         self._base_stream().check_available()
 
+    def content_sha256(self) -> str | None:
+        """The base dataset's (:meth:`RealStream.content_sha256`)."""
+        return self._base_stream().content_sha256()
+
+    def content_key(self) -> tuple[Any, ...] | None:
+        """The base dataset's files, with this stream's parameters."""
+        base = self._base_stream().content_key()
+        return None if base is None else (repr(sorted(self.get_params().items())), *base)
+
     def info(self) -> StreamInfo:
         spec = get_spec(self.base)
         return StreamInfo(
