@@ -109,20 +109,26 @@ def git_commit() -> str | None:
         return None
 
 
+#: the distributions every record's ``versions`` names (CapyMOA when installed): the
+#: environment of a run, not part of its identity (an installed learner of one of them,
+#: ``river.linear_model:LogisticRegression``, is identified by its name, as a registered
+#: one; any other distribution's learner by its version and files, see
+#: :mod:`~streamlearn.evaluation.code_identity`)
+ENVIRONMENT = ("streamlearn", "numpy", "scipy", "numba", "river", "pandas", "capymoa")
+
+
 @functools.cache
 def package_versions() -> dict[str, str]:
     from importlib import metadata
 
     versions = {"python": platform.python_version()}
-    for pkg in ("streamlearn", "numpy", "scipy", "numba", "river", "pandas"):
+    for pkg in ENVIRONMENT:
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
-            versions[pkg] = "not installed"
-    try:  # MOA's learners run through the optional CapyMOA (moa.jar ships inside it)
-        versions["capymoa"] = metadata.version("capymoa")
-    except metadata.PackageNotFoundError:
-        pass
+            # MOA's learners run through the optional CapyMOA (moa.jar ships inside it)
+            if pkg != "capymoa":
+                versions[pkg] = "not installed"
     return versions
 
 

@@ -33,6 +33,7 @@ from streamlearn.errors import UserError
 from streamlearn.evaluation import records
 from streamlearn.evaluation.code_identity import (
     code_mismatch,
+    code_versions,
     streamlearn_source_sha256,
     user_code_sha256,
 )
@@ -339,6 +340,10 @@ def compute_run(
         record.update(status="failed", retry_on_resume=True, error=other_code)
         return ComputedRun(record, RunOutcome(spec.run_id, "failed",
                                               time.perf_counter() - t_start, other_code))
+    # the installed distributions of a user's learner and stream (their own, and those
+    # their modules import), beside the fixed list
+    record["versions"] = {**record["versions"], **code_versions(spec.algorithm.name),
+                          **code_versions(spec.stream.name, "stream")}
     cwd = os.getcwd()  # restored after the learner's code: it may os.chdir()
     inputs = preparation.fingerprint(prepared)
     with user_code_failures() as failure:
