@@ -27,6 +27,9 @@ class RichProgress:
         self._current = None
         self._last = 0.0
 
+    def note(self, text: str) -> None:
+        err_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
     def start(self, total: int, pending: int) -> None:
         done = total - pending
         if self.quiet:
@@ -166,6 +169,23 @@ def _dask_backend(backend: str, scheduler: str | None, jobs: int, retries: int,
                        worker_data_dir=worker_data_dir)
 
 
+def _left_by_force(out_dir: Path) -> str:
+    """What the next run does with the runs an interrupted ``--force`` has not redone
+    ("" when there are none)."""
+    from streamlearn.evaluation.records import ForcedRuns
+
+    try:
+        left = len(ForcedRuns.read(out_dir).run_ids)
+    except UserError:
+        return ""
+    if not left:
+        return ""
+    return (f" {left} run(s) that --force was to recompute still have their records from "
+            "before it: the next run, with or without --force, computes them again and "
+            "never reuses those records (without --force, it keeps the runs already "
+            "redone).")
+
+
 def run(
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory "
@@ -252,7 +272,8 @@ def run(
         else:
             err_console.print(
                 f"\nInterrupted. Finished runs are saved in {out_dir}; run the same command "
-                "again to resume.")
+                f"again to resume.{_left_by_force(out_dir)}", markup=False, highlight=False,
+                soft_wrap=True)
         raise typer.Exit(130) from None
     finally:
         if dask_backend is not None:

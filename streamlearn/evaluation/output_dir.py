@@ -24,6 +24,7 @@ from types import TracebackType
 
 from streamlearn.atomic import OutputError, describe_os_error
 from streamlearn.errors import UserError
+from streamlearn.evaluation.records import FORCE_NAME
 
 LOCK_NAME = ".streamlearn.lock"
 
@@ -237,10 +238,12 @@ class OutputRollback:
             ...
 
     When the block raises and no file was added to or changed in ``runs/``, the previous
-    ``experiment.json`` is put back (or removed when there was none) and ``runs/`` removed
-    if this run created it; after the lock file is gone the directories this run created
-    are removed. Records of earlier runs are never touched. Once the runs have ended,
-    :meth:`keep` ends the undo: what follows (the tables) is no longer the start of a run.
+    ``experiment.json`` and list of runs an interrupted ``--force`` left to redo
+    (``.streamlearn-force.json``) are put back (or removed when there were none) and
+    ``runs/`` removed if this run created it; after the lock file is gone the directories
+    this run created are removed. Records of earlier runs are never touched. Once the runs
+    have ended, :meth:`keep` ends the undo: what follows (the tables) is no longer the
+    start of a run.
     """
 
     def __init__(self, out_dir: Path) -> None:
@@ -279,29 +282,31 @@ class OutputRollback:
     @contextmanager
     def undo_on_failure(self) -> Iterator[None]:
         """Snapshot the directory now; on an exception with no record written, undo."""
-        manifest = self.out_dir / "experiment.json"
-        try:
-            before = manifest.read_bytes()
-        except FileNotFoundError:
-            before = None
+        before: dict[Path, bytes | None] = {}
+        for name in ("experiment.json", FORCE_NAME):
+            try:
+                before[self.out_dir / name] = (self.out_dir / name).read_bytes()
+            except FileNotFoundError:
+                before[self.out_dir / name] = None
         runs_existed = (self.out_dir / "runs").exists()
         records_before = self._runs_state()
         try:
             yield
         except BaseException:
             if not self._kept and self._runs_state() == records_before:
-                self._undo(manifest, before, runs_existed)
+                self._undo(before, runs_existed)
             raise
 
-    def _undo(self, manifest: Path, before: bytes | None, runs_existed: bool) -> None:
+    def _undo(self, before: dict[Path, bytes | None], runs_existed: bool) -> None:
         from streamlearn.atomic import write_bytes
 
         runs = self.out_dir / "runs"
         try:
-            if before is None:
-                manifest.unlink(missing_ok=True)
-            elif not manifest.is_file() or manifest.read_bytes() != before:
-                write_bytes(manifest, before)
+            for path, data in before.items():
+                if data is None:
+                    path.unlink(missing_ok=True)
+                elif not path.is_file() or path.read_bytes() != data:
+                    write_bytes(path, data)
             if not runs_existed and runs.is_dir():
                 runs.rmdir()
         except (OSError, OutputError):

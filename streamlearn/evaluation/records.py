@@ -11,6 +11,13 @@ Layout of an output directory::
 A record is complete when it parses and carries ``"complete": true`` and the digest of
 the run specification it was produced from. A run whose record is complete with the same
 digest is skipped on re-run (resume); a record with a different digest is recomputed.
+
+``streamlearn run --force`` recomputes runs whose records are complete, for a change the
+digest cannot see (a file a user's stream reads, an installed package). It keeps the run
+ids it has still to redo in ``<out>/.streamlearn-force.json`` (:class:`ForcedRuns`),
+written before its first run and emptied as runs are recorded: an interrupted ``--force``
+resumed without ``--force`` redoes those runs instead of reusing the records from before
+the change (it had mixed old and new results in one mean, exit 0).
 """
 
 from __future__ import annotations
@@ -20,12 +27,18 @@ import json
 import os
 import platform
 import subprocess
+import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from streamlearn import atomic
+from streamlearn.errors import UserError
 
 SCHEMA_VERSION = 1
+
+#: the runs an interrupted ``streamlearn run --force`` has still to redo (module docstring)
+FORCE_NAME = ".streamlearn-force.json"
 
 
 # The one atomic writer (temporary file + fsync + rename), re-exported under the names
@@ -67,6 +80,69 @@ def is_complete(record: dict[str, Any] | None, digest: str) -> bool:
         and record.get("status") == "ok"
         and isinstance(record.get("metrics"), dict)
     )
+
+
+class ForcedRuns:
+    """The run ids of an output directory whose records a ``--force`` run asked to
+    recompute and that are not recomputed yet, kept in ``<out>/.streamlearn-force.json``.
+
+    Read it (:meth:`read`) before deciding which runs to skip: a run it lists is computed
+    again whatever its record says. Add the runs a ``--force`` recomputes, :meth:`save`
+    before the first run starts, call :meth:`done` once a run's record is written, and
+    :meth:`save` at the end (the file is removed once no run is left). Between runs the
+    file is rewritten at most once a second: a run recorded but still listed (the process
+    killed in between) is only computed once more, never reused from before the force."""
+
+    #: seconds between two rewrites of the file while runs finish
+    INTERVAL = 1.0
+
+    def __init__(self, out_dir: Path, run_ids: Iterable[str] = ()) -> None:
+        self.path = Path(out_dir) / FORCE_NAME
+        self.run_ids = set(run_ids)
+        self._saved: set[str] = set()  # what the file holds (read: what it was read with)
+        self._last = 0.0
+
+    @classmethod
+    def read(cls, out_dir: Path) -> ForcedRuns:
+        """The runs listed in ``out_dir`` (none without the file); an unreadable file is
+        a user error naming it (nothing is guessed: its runs may be stale)."""
+        path = Path(out_dir) / FORCE_NAME
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(out_dir)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{path} cannot be read ({exc}): it lists the runs an "
+                            "interrupted `streamlearn run --force` had still to redo. Run "
+                            "again with --force (or remove the file to reuse every complete "
+                            "record). Nothing was run.") from None
+        ids = data.get("run_ids") if isinstance(data, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise UserError(f"{path} is not a list of run ids (`run_ids`): run again with "
+                            "--force, or remove the file. Nothing was run.")
+        forced = cls(out_dir, ids)
+        forced._saved = set(forced.run_ids)
+        return forced
+
+    def done(self, run_id: str) -> None:
+        """``run_id``'s record is written: no longer to redo."""
+        if run_id in self.run_ids:
+            self.run_ids.discard(run_id)
+            if time.monotonic() - self._last >= self.INTERVAL:
+                self.save()
+
+    def save(self) -> None:
+        """Write the list atomically (remove the file when it is empty), if it changed."""
+        if self.run_ids == self._saved:
+            return
+        if self.run_ids:
+            atomic_write_json(self.path, {"run_ids": sorted(self.run_ids),
+                                          "what": "runs an interrupted `streamlearn run "
+                                                  "--force` has still to redo"})
+        else:
+            self.path.unlink(missing_ok=True)
+        self._saved = set(self.run_ids)
+        self._last = time.monotonic()
 
 
 def clean_temporaries(out_dir: Path) -> int:

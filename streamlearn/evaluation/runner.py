@@ -295,6 +295,9 @@ def run_experiment(
     specs = [s for s in plan_runs(cfg, digests) if s.stream.label not in missing]
     with rollback, OutputDirLock(out_dir), rollback.undo_on_failure():
         records.clean_temporaries(out_dir)
+        # the runs an interrupted --force had not redone: computed again, never reused
+        forced = records.ForcedRuns.read(out_dir)
+        left_by_force = set(forced.run_ids)
         not_run = {label: str(exc) for label, exc in missing.items()}
         records.atomic_write_json(out_dir / "experiment.json",
                                   experiment_manifest(cfg, specs, smoke, not_run))
@@ -306,10 +309,11 @@ def run_experiment(
         for spec in specs:
             path = records.record_path(out_dir, spec.run_id)
             pred = records.predictions_path(out_dir, spec.run_id)
+            again = force or spec.run_id in left_by_force
             rec = records.read_json(path)
             if rec is None and spec.run_id in archived:  # a committed folder's record
                 rec = json.loads(archived[spec.run_id])
-                if not force and records.is_complete(rec, spec.digest):
+                if not again and records.is_complete(rec, spec.digest):
                     # into runs/, where every reader then finds it beside the new ones
                     # (its predictions first, as write_computed writes them)
                     if spec.run_id in archived_preds:
@@ -317,17 +321,26 @@ def run_experiment(
                     atomic.write_bytes(path, archived[spec.run_id])
             # predictions asked for and none saved: computed again (save_predictions is
             # not part of the digest, so the record alone would be reused without them)
-            if (not force and records.is_complete(rec, spec.digest)
+            if (not again and records.is_complete(rec, spec.digest)
                     and (not spec.save_predictions or pred.is_file())
                     and timed_as_asked(rec, spec)):
                 result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
             else:
                 pending.append(spec)
+                if force and rec is not None:  # a record a resume must not reuse
+                    forced.run_ids.add(spec.run_id)
+        redone = sum(s.run_id in left_by_force for s in pending)
+        if redone and not force:
+            progress.note(f"{redone} run(s) that an interrupted `--force` in {out_dir} had "
+                          "not redone yet are computed again (their records are from "
+                          "before it).")
+        forced.save()  # before the first run
         progress.start(len(specs), len(pending))
         try:
             if backend is not None and pending:
                 for outcome in backend.run(pending, out_dir, progress):
                     result.outcomes.append(outcome)
+                    forced.done(outcome.run_id)
                     progress.run_finished(outcome)
             elif jobs == 1 or len(pending) <= 1:
                 for spec in pending:
@@ -335,15 +348,21 @@ def run_experiment(
                     with working_on(spec.run_id):  # named if compiled code exits
                         outcome = execute_run(spec, out_dir, data_dir, progress.run_progress)
                     result.outcomes.append(outcome)
+                    forced.done(outcome.run_id)
                     progress.run_finished(outcome)
             else:
                 from streamlearn.evaluation.process_pool import run_in_processes
 
                 for outcome in run_in_processes(pending, out_dir, data_dir, jobs):
                     result.outcomes.append(outcome)
+                    forced.done(outcome.run_id)
                     progress.run_finished(outcome)
         finally:
             progress.stop()
+            # best effort when the runs stopped on an error: runs recorded but still
+            # listed are only computed once more
+            with contextlib.suppress(OSError, atomic.OutputError):
+                forced.save()
         rollback.keep()
         if then is not None:
             then(result)

@@ -105,7 +105,7 @@ def status_lines(summary: Summary) -> list[str]:
             line += (f" ({len(summary.stale)} of them have a record of an earlier config; "
                      "`streamlearn run` recomputes them)")
         lines.append(line + ": " + _some(summary.missing) + ".")
-    lines += unplanned_lines(summary)
+    lines += unplanned_lines(summary) + forced_lines(summary)
     if summary.failed:
         lines.append(f"{len(summary.failed)} run(s) failed: "
                      + "; ".join(f"{r['run_id']}: {r['error']}" for r in summary.failed[:5])
@@ -135,6 +135,26 @@ def unplanned_lines(summary: Summary) -> list[str]:
             f"config and are left out of the tables: {_some(summary.unplanned)} (a learner "
             f"added by an earlier --add-learner, or a config changed since; add it to the "
             f"config, or --add-learner it again, to show it)."]
+
+
+def forced_lines(summary: Summary) -> list[str]:
+    """Runs in the tables whose records an interrupted ``streamlearn run --force`` had
+    still to redo (:class:`~streamlearn.evaluation.records.ForcedRuns`): from before the
+    change it was run for."""
+    from streamlearn.evaluation.records import ForcedRuns
+
+    if summary.out_dir is None:
+        return []
+    try:
+        left = ForcedRuns.read(summary.out_dir).run_ids
+    except UserError as exc:
+        return [str(exc)]
+    shown = sorted(left & {str(r.get("run_id")) for r in summary.runs})
+    if not shown:
+        return []
+    return [f"{len(shown)} run(s) in the tables still have their records from before an "
+            f"interrupted `streamlearn run --force`: {_some(shown)}. `streamlearn run` "
+            "(with or without --force) computes them again."]
 
 
 def _some(run_ids: list[str], k: int = 5) -> str:
