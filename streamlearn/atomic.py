@@ -134,11 +134,16 @@ def write_json(path: Path, obj: Any) -> None:
     write_bytes(path, (text + "\n").encode("utf-8"))
 
 
-def write_npz(path: Path, **arrays: np.ndarray) -> None:
-    """Write compressed ``.npz`` arrays atomically."""
+def npz_bytes(**arrays: np.ndarray) -> bytes:
+    """Compressed ``.npz`` bytes of ``arrays``."""
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]
-    write_bytes(path, buf.getvalue())
+    return buf.getvalue()
+
+
+def write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """Write compressed ``.npz`` arrays atomically."""
+    write_bytes(path, npz_bytes(**arrays))
 
 
 def temporary_owner(tmp_name: str) -> int | None:

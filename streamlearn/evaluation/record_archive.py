@@ -36,6 +36,7 @@ from typing import Any
 
 from streamlearn import atomic
 from streamlearn.errors import UserError
+from streamlearn.evaluation.records import predictions_match
 
 ARCHIVE_NAME = "runs.tar.xz"
 #: the opt-in archive of saved predictions (see the module docstring)
@@ -196,14 +197,41 @@ def has_predictions(out_dir: Path) -> bool:
 def read_predictions(out_dir: Path, run_id: str) -> bytes | None:
     """The saved predictions (``.npz`` bytes) of ``run_id``, from where :func:`store`
     reads its record: ``runs/`` when it holds any record, else the predictions archive.
-    None when there are none."""
+    None when there are none; :class:`PredictionsMismatch` when they are not those the
+    record names (``predictions_sha256``)."""
     out_dir = Path(out_dir)
+    where = store(out_dir)
     if _runs_dir_has_records(out_dir):
+        path = out_dir / "runs" / f"{run_id}{_PRED_SUFFIX}"
         try:
-            return (out_dir / "runs" / f"{run_id}{_PRED_SUFFIX}").read_bytes()
+            data = path.read_bytes()
         except FileNotFoundError:
             return None
-    return _predictions_archive(out_dir).get(run_id)
+    else:
+        found = _predictions_archive(out_dir).get(run_id)
+        if found is None:
+            return None
+        data, path = found, predictions_path(out_dir) / _MEMBER_DIR / f"{run_id}{_PRED_SUFFIX}"
+    try:
+        record = _record(where.read_bytes(run_id) or b"")
+    except OSError:
+        record = {}
+    if not predictions_match(record, data):
+        raise PredictionsMismatch(path, where.path(run_id))
+    return data
+
+
+class PredictionsMismatch(UserError):
+    """Saved predictions that are not those their record names (``predictions_sha256``):
+    a run stopped between writing its predictions and its record left another config's
+    record beside them."""
+
+    def __init__(self, pred: Path, record: Path) -> None:
+        super().__init__(
+            f"{pred} does not hold the predictions of the record {record} (it names "
+            "another SHA-256): a run was stopped between writing the two, and the record "
+            "is of another config's run. Run the config again (`streamlearn run`): it "
+            "computes that run again.")
 
 
 def records_digest(members: dict[str, bytes]) -> str:
@@ -370,6 +398,9 @@ def pack(out_dir: Path, predictions: bool = False) -> PackResult:
             path = runs / f"{rid}{_PRED_SUFFIX}"
             if path.is_file():
                 preds[rid] = path.read_bytes()
+                if not predictions_match(_record(data), preds[rid]):
+                    raise UserError(f"{PredictionsMismatch(path, runs / (rid + _SUFFIX))} "
+                                    "Nothing was written.")
             elif _complete_ok(data):
                 lacking.append(rid)
         if lacking:

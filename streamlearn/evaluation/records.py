@@ -4,7 +4,8 @@ Layout of an output directory::
 
     <out>/experiment.json            resolved config and the list of planned runs
     <out>/runs/<run_id>.json         one record per (stream, algorithm, seed)
-    <out>/runs/<run_id>.pred.npz     predictions (only with evaluation.save_predictions)
+    <out>/runs/<run_id>.pred.npz     predictions (only with evaluation.save_predictions;
+                                     the record names their SHA-256)
     <out>/summary.md, summary.csv    tables (rebuilt by `streamlearn report`)
     <out>/*.png                      plots
 
@@ -23,6 +24,7 @@ the change (it had mixed old and new results in one mean, exit 0).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import platform
@@ -64,6 +66,26 @@ def record_path(out_dir: Path, run_id: str) -> Path:
 def predictions_path(out_dir: Path, run_id: str) -> Path:
     """The saved predictions beside a run's record (``evaluation.save_predictions``)."""
     return out_dir / "runs" / f"{run_id}.pred.npz"
+
+
+def predictions_match(record: dict[str, Any] | None, data: bytes | None) -> bool:
+    """Whether ``data`` (a ``.pred.npz``'s bytes; None: no file) are the predictions
+    ``record`` names by their SHA-256 (``predictions_sha256``, written with them). A
+    record made before that field was kept names none: any file is taken, as then."""
+    if data is None:
+        return False
+    expected = record.get("predictions_sha256") if isinstance(record, dict) else None
+    return expected is None or hashlib.sha256(data).hexdigest() == expected
+
+
+def read_predictions_of(record: dict[str, Any] | None, path: Path) -> bytes | None:
+    """The bytes of the predictions file ``path`` when they are ``record``'s
+    (:func:`predictions_match`); None when there is none or it is another run's."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return data if predictions_match(record, data) else None
 
 
 def is_complete(record: dict[str, Any] | None, digest: str) -> bool:

@@ -316,13 +316,16 @@ def run_experiment(
                 if not again and records.is_complete(rec, spec.digest):
                     # into runs/, where every reader then finds it beside the new ones
                     # (its predictions first, as write_computed writes them)
-                    if spec.run_id in archived_preds:
+                    if records.predictions_match(rec, archived_preds.get(spec.run_id)):
                         atomic.write_bytes(pred, archived_preds[spec.run_id])
                     atomic.write_bytes(path, archived[spec.run_id])
-            # predictions asked for and none saved: computed again (save_predictions is
-            # not part of the digest, so the record alone would be reused without them)
+            # predictions asked for and none saved, or another run's beside the record (a
+            # record write that failed after the predictions'): computed again
+            # (save_predictions is not part of the digest, so the record alone would be
+            # reused without them)
             if (not again and records.is_complete(rec, spec.digest)
-                    and (not spec.save_predictions or pred.is_file())
+                    and (not spec.save_predictions
+                         or records.read_predictions_of(rec, pred) is not None)
                     and timed_as_asked(rec, spec)):
                 result.outcomes.append(RunOutcome(spec.run_id, "skipped"))
             else:

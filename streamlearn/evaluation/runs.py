@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from streamlearn import components
+from streamlearn import atomic, components
 from streamlearn.base import Learner, PreparedData, Protocol, RunContext
 from streamlearn.config import AlgorithmConfig, ExperimentConfig, StreamConfig
 from streamlearn.errors import UserError
@@ -240,12 +240,17 @@ class ComputedRun:
 
 def write_computed(out_dir: Path, computed: ComputedRun) -> None:
     """Write a computed run atomically: predictions first, then the record (which marks
-    the run complete). A run computed without predictions removes those an earlier run of
-    the same id left (another config's: never beside this record)."""
+    the run complete), which names the predictions' SHA-256 (``predictions_sha256``): a
+    record write that fails after the predictions' (a full disk, a kill in between) leaves
+    another config's record beside them, and readers then refuse the pair. A run computed
+    without predictions removes those an earlier run of the same id left (another
+    config's: never beside this record)."""
     path = records.record_path(out_dir, computed.outcome.run_id)
     pred = records.predictions_path(out_dir, computed.outcome.run_id)
     if computed.arrays:
-        records.atomic_write_npz(pred, **computed.arrays)
+        data = atomic.npz_bytes(**computed.arrays)
+        computed.record["predictions_sha256"] = hashlib.sha256(data).hexdigest()
+        records.atomic_write_bytes(pred, data)
     else:
         pred.unlink(missing_ok=True)
     records.atomic_write_json(path, computed.record)

@@ -20,8 +20,8 @@ paired by run id. Of each pair:
 
 Then the tables' cells (mean ± SD of each stream × learner × metric, :mod:`summary`'s
 aggregation and format) are compared as printed. Timings, memory, versions, the git
-commit, the machine and the record digest are not compared: they describe the run, not
-its result.
+commit, the machine, the record digest and the saved predictions' file hash are not
+compared: they describe the run, not its result.
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ from streamlearn.reporting.summary import Summary, summarize
 
 __all__ = ["NOT_COMPARED", "VERDICTS", "CellDiff", "RecordsDiff", "RunDiff", "diff_folders"]
 
-#: record fields that describe how a run went, not what it gave
+#: record fields that describe how a run went, not what it gave (the saved predictions'
+#: SHA-256 covers their .npz file, whose zip members carry the time they were written)
 NOT_COMPARED = frozenset({"timing", "memory", "versions", "git_commit", "digest", "machine",
-                          "complete"})
+                          "complete", "predictions_sha256"})
 #: record fields that say which run a record is of
 IDENTITY = ("stream", "algorithm", "seed", "fold", "spec", "derived_seeds")
 
