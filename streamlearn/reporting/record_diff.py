@@ -26,8 +26,10 @@ compared: they describe the run, not its result.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,17 @@ def _rel(x: float, y: float) -> float:
 Leaf = tuple[tuple[Any, ...], Any, Any]
 
 
+def _same_bits(x: Any, y: Any) -> bool:
+    """The same number in the same JSON type: ``0.0`` and ``-0.0``, ``3`` and ``3.0``,
+    ``true`` and ``1`` are not (``==`` had called them the same bits); NaN is NaN."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, float):
+        return struct.pack("<d", x) == struct.pack("<d", y) or (math.isnan(x)
+                                                                and math.isnan(y))
+    return bool(x == y)
+
+
 def _walk(x: Any, y: Any, path: tuple[Any, ...] = ()) -> list[Leaf]:
     """The leaves where ``x`` and ``y`` differ, with their paths (a missing key or list
     entry is a leaf whose value is :data:`MISSING`)."""
@@ -146,7 +159,7 @@ def _walk(x: Any, y: Any, path: tuple[Any, ...] = ()) -> list[Leaf]:
                          (*path, i))
         return out
     if is_number(x) and is_number(y):
-        return [] if _rel(float(x), float(y)) == 0.0 else [(path, x, y)]
+        return [] if _same_bits(x, y) else [(path, x, y)]
     return [] if x == y else [(path, x, y)]
 
 
@@ -227,8 +240,11 @@ def _numbers_lost(x: Any, y: Any) -> bool:
 
 def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
               sb: Summary) -> RunDiff:
-    if any(ra.get(k) != rb.get(k) for k in IDENTITY):
-        keys = tuple(k for k in IDENTITY if ra.get(k) != rb.get(k))
+    def same(k: str) -> bool:  # JSON types too: a reseed of true is not one of 1
+        return json.dumps(ra.get(k), sort_keys=True) == json.dumps(rb.get(k), sort_keys=True)
+
+    if not all(same(k) for k in IDENTITY):
+        keys = tuple(k for k in IDENTITY if not same(k))
         return RunDiff(rid, "different run", fields=keys)
     if ra.get("status") != rb.get("status"):
         return RunDiff(rid, "status", fields=("status",),
@@ -247,8 +263,10 @@ def _diff_run(rid: str, ra: dict[str, Any], rb: dict[str, Any], sa: Summary,
     texts = [f"{'.'.join(map(str, p))} {x!r} → {y!r}" for p, x, y in leaves
              if not ((is_number(x) and is_number(y)) or _metric_key(p)
                      or _numbers_lost(x, y))]
+    # numbers that differ only in their bits' type or zero's sign (rel 0): rounding too,
+    # so --exact ("the same bits") fails on them
     verdict = ("differs" if beyond else "other fields" if texts
-               else "rounding" if rel > 0.0 else "same")
+               else "rounding" if numeric else "same")
     shown = tuple(beyond or texts)
     return RunDiff(rid, verdict, rel, shown, fields)
 

@@ -166,6 +166,25 @@ def experiment_folders(root: Path) -> list[str]:
                   if not {"smoke", "runs"} & set(p.relative_to(root).parts))
 
 
+#: files that make a folder a results folder, which then needs its experiment.json
+RESULT_FILES = (record_archive.ARCHIVE_NAME, record_archive.PREDICTIONS_NAME, "summary.md",
+                "summary.csv")
+
+
+def orphan_folders(root: Path) -> list[str]:
+    """Folders of ``root`` (relative, sorted; smoke outputs and ``runs/`` skipped) that
+    hold run records or summary tables but no ``experiment.json``: a doctored table there
+    had passed, since folders are found by their manifest."""
+    out = set()
+    for name in RESULT_FILES:
+        for p in root.rglob(name):
+            rel = p.parent.relative_to(root)
+            if not {"smoke", "runs"} & set(rel.parts) and \
+                    not (p.parent / "experiment.json").is_file():
+                out.add(str(rel))
+    return sorted(out)
+
+
 def read_not_committed(root: Path) -> dict[str, dict[str, Any]]:
     """``records_not_committed.json``: folder → {"cpu_hours": …, "why": …}."""
     path = root / NOT_COMMITTED
@@ -351,6 +370,10 @@ def verify_results(root: Path, work: Path, folders: list[str] | None = None,
     for rel in sorted(set(listed) - set(folders)):
         report.errors.append(f"{label}/{NOT_COMMITTED} lists {rel}, which is no experiment "
                              "folder")
+    for rel in orphan_folders(root):
+        report.errors.append(f"{label}/{rel}: has records or tables but no experiment.json, "
+                             "so nothing in it can be verified (a folder is found by its "
+                             "manifest; its paper tables would be left unverified)")
     for paper in PAPERS:
         if (root / paper).is_dir():
             if progress:

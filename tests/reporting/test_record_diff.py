@@ -101,6 +101,30 @@ def test_a_difference_below_the_printed_digits_is_rounding(folders, capsys):
     assert rc == 1 and "NOT reproduced" in out, out
 
 
+@pytest.mark.parametrize("key, value", [("zero", -0.0), ("n", 3.0)])
+def test_zeros_sign_and_an_int_as_float_are_not_the_same_bits(folders, key, value):
+    """``0.0`` vs ``-0.0`` and ``3`` vs ``3.0`` had passed ``--exact`` ("the same bits"):
+    they are rounding now, reproduced as printed, not with the same bits."""
+    a, b = folders
+    for folder in (a, b):
+        _edit(folder, RID, lambda rec: rec["learner_counters"].update(zero=0.0, n=3))
+    _edit(b, RID, lambda rec: rec["learner_counters"].__setitem__(key, value))
+    res = diff_folders(a, b)
+    run = next(r for r in res.runs if r.run_id == RID)
+    assert run.verdict == "rounding" and run.max_rel == 0.0
+    assert res.reproduced() and not res.reproduced(exact=True)
+
+
+def test_an_identity_field_of_another_json_type_is_another_run(folders):
+    """A spec value ``true`` against ``1`` is another run (``True == 1`` had hidden it)."""
+    a, b = folders
+    _edit(a, RID, lambda rec: rec["spec"].__setitem__("x", True))
+    _edit(b, RID, lambda rec: rec["spec"].__setitem__("x", 1))
+    res = diff_folders(a, b)
+    run = next(r for r in res.runs if r.run_id == RID)
+    assert run.verdict == "different run" and run.fields == ("spec",)
+
+
 def test_a_final_metric_printed_differently_is_named_with_both_values(folders, capsys):
     a, b = folders
     before = json.loads((a / "runs" / f"{RID}.json").read_text())["metrics"]["oca"]

@@ -176,3 +176,16 @@ def test_an_experiment_that_planned_no_run_needs_no_archive(tmp_path):
     assert json.loads((out / "experiment.json").read_text())["runs"] == []
     report = verify_results(results, tmp_path / "work")
     assert report.ok and len(report.identical) == 2 and not report.unverified, report
+
+
+def test_a_folder_whose_manifest_is_gone_is_an_error(tree, tmp_path):
+    """A folder is found by its experiment.json: with it deleted, a doctored summary and
+    the archive beside it had been passed over (verify said OK; hunt 11)."""
+    md = tree / "exp" / "summary.md"
+    rls = next(line for line in md.read_text().split("\n") if line.startswith("| RLS |"))
+    _edit_cell(md, "RLS", rls.split("|")[2].strip(), "99.99 ± 0.00")
+    (tree / "exp" / "experiment.json").unlink()
+    report = verify_results(tree, tmp_path / "work")
+    assert not report.ok
+    assert any(e.startswith("results/exp: has records or tables but no experiment.json")
+               for e in report.errors), report.errors
