@@ -115,14 +115,34 @@ def attribution_env(folder: Path) -> dict[str, str]:
     return {"OPENBLAS_CORETYPE": records_kernel(folder)}
 
 
+#: the verdicts of the "other" column (texts only: reproduced; status, another run: not)
+OTHER = ("other fields", "status", "different run")
+
+
 def _row(folder: Path, res: RecordsDiff, secs: float, attributed: str) -> str:
+    """One table row; every paired run is in exactly one of the columns same bits,
+    rounding, printed differently and other (a run with texts only, another status or
+    another identity had been in none)."""
     rounding = [r.max_rel for r in res.runs if r.verdict == "rounding"]
     worst = f" (≤ {max(rounding):.1e})" if rounding else ""
     ok = "yes" if res.reproduced() else "**no**"
+    other = ", ".join(f"{res.count(v)} {v}" for v in OTHER if res.count(v)) or "0"
     return (f"| {folder.relative_to(ROOT)} | {len(res.runs)} | {res.count('same')} | "
-            f"{res.count('rounding')}{worst} | {res.count('differs')} | "
+            f"{res.count('rounding')}{worst} | {res.count('differs')} | {other} | "
             f"{len(res.only_a) + len(res.only_b)} | {res.cells_compared} | {len(res.cells)} | "
             f"{secs:.0f} | {ok} | {attributed} |")
+
+
+def check_folders(folders: list[Path]) -> str | None:
+    """Why a folder named on the command line cannot be audited (None when all can): it
+    must be a committed results folder of this checkout, with its experiment.json."""
+    results = (ROOT / "results").resolve()
+    for f in folders:
+        if not f.is_relative_to(results):
+            return f"{f} is not under {results}: name a committed results folder"
+        if not (f / "experiment.json").is_file():
+            return f"{f} has no experiment.json: it is no results folder"
+    return None
 
 
 def main() -> int:
@@ -143,6 +163,10 @@ def main() -> int:
     args = ap.parse_args()
     if args.folders:
         folders = [((ROOT / f).resolve(), 0.0) for f in args.folders]
+        why = check_folders([f for f, _ in folders])
+        if why:
+            print(f"rerun_audit: {why}", file=sys.stderr)
+            return 2
     else:
         folders = committed_folders(ROOT / "results", args.max_seconds)
         have = {f for f, _ in folders}
@@ -157,13 +181,13 @@ def main() -> int:
                        for r in record_archive.store(again).records())
         except DataAbsent as exc:
             rows.append(f"| {folder.relative_to(ROOT)} | not rerun: data absent "
-                        "| | | | | | | | | |")
+                        "| | | | | | | | | | |")
             details.append(f"- {folder.relative_to(ROOT)}: not rerun: {exc}")
             absent += 1
             print(rows[-1], flush=True)
             continue
         except RuntimeError as exc:  # e.g. MOA's learners without Java or capymoa
-            rows.append(f"| {folder.relative_to(ROOT)} | rerun failed | | | | | | | | **no** | |")
+            rows.append(f"| {folder.relative_to(ROOT)} | rerun failed | | | | | | | | | **no** | |")
             details.append(f"- {folder.relative_to(ROOT)}: the rerun failed: "
                            + " ".join(str(exc).split())[-300:])
             print(rows[-1], flush=True)
@@ -189,14 +213,15 @@ def main() -> int:
         rows.append(_row(folder, res, secs, attributed))
         print(rows[-1], flush=True)
         failed += not res.reproduced()
-        beyond = [r for r in res.runs
-                  if r.verdict in ("differs", "status", "different run", "other fields")]
-        if beyond:
-            shown = "; ".join(f"{r.run_id}: {r.verdict}: "
-                              + (r.differences[0] if r.differences else ", ".join(r.fields))
-                              for r in beyond[:2])
-            details.append(f"- {folder.relative_to(ROOT)}: {len(beyond)} run(s) beyond "
-                           f"rounding, e.g. {shown}")
+        for kind, verdicts in (("not reproduced", ("differs", "status", "different run")),
+                                ("texts only (reproduced)", ("other fields",))):
+            runs = [r for r in res.runs if r.verdict in verdicts]
+            if runs:
+                shown = "; ".join(f"{r.run_id}: {r.verdict}: "
+                                  + (r.differences[0] if r.differences else ", ".join(r.fields))
+                                  for r in runs[:2])
+                details.append(f"- {folder.relative_to(ROOT)}: {len(runs)} run(s) {kind}, "
+                               f"e.g. {shown}")
         details += [f"- {folder.relative_to(ROOT)}: cell {c.stream} / {c.algorithm} / "
                     f"{c.metric}: {c.a} → {c.b}" for c in res.cells]
     lines = [
@@ -213,9 +238,10 @@ def main() -> int:
         f"Machine of the reruns: {machine}; Python {platform.python_version()}.",
         "",
         "| folder | runs | same bits | rounding (largest relative) | printed differently | "
-        "in one folder only | cells | cells printed differently | learners' time (s, records) | "
-        "reproduced | not reproduced: under the records' OpenBLAS kernel? |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "other (texts; status, another run) | in one folder only | cells | cells printed "
+        "differently | learners' time (s, records) | reproduced | not reproduced: under the "
+        "records' OpenBLAS kernel? |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         f"{len(rows) - failed - absent} of {len(rows) - absent} folders rerun reproduced"
@@ -223,7 +249,8 @@ def main() -> int:
         "",
     ]
     if details:
-        lines += ["Differences beyond rounding, texts, and cells:", "", *details, ""]
+        lines += ["Runs not reproduced, runs whose texts only differ, and cells:", "",
+                  *details, ""]
     if args.out is None:
         print("\n".join(lines))
     else:

@@ -32,3 +32,26 @@ def test_the_attribution_rerun_follows_the_records_kernel(folder, kernel):
     assert env == {"OPENBLAS_CORETYPE": kernel}
     assert mod.work_folder(ROOT / folder, Path("/w"), env).name.endswith(
         f"@OPENBLAS_CORETYPE={kernel}")
+
+
+def test_a_folder_that_is_no_committed_results_folder_is_refused_by_name(tmp_path):
+    mod = _script()
+    assert "is not under" in mod.check_folders([tmp_path])
+    assert "has no experiment.json" in mod.check_folders([ROOT / "results" / "nonexistent"])
+    assert mod.check_folders([ROOT / "results" / "forks" / "german_budget"]) is None
+
+
+def test_every_paired_run_is_in_one_column_of_the_row():
+    """A run with texts only, another status or another identity had been in no column
+    (runs 6 = same 3 + rounding 0 + printed differently 0; hunt 11)."""
+    from streamlearn.reporting.record_diff import RecordsDiff, RunDiff
+
+    mod = _script()
+    runs = [RunDiff("a", "same"), RunDiff("b", "other fields"), RunDiff("c", "status"),
+            RunDiff("d", "different run"), RunDiff("e", "rounding", 1e-15)]
+    res = RecordsDiff(Path("x"), Path("y"), runs, [], [], [], 0, 0, [], set(), set(),
+                      set(), set())
+    row = mod._row(ROOT / "results" / "x", res, 1.0, "")
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[1:6] == ["5", "1", "1 (≤ 1.0e-15)", "0",
+                          "1 other fields, 1 status, 1 different run"]
