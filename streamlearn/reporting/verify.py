@@ -224,6 +224,9 @@ def _verify_folder(report: VerifyReport, root: Path, work: Path, rel: str,
     for name in ("experiment.json", record_archive.ARCHIVE_NAME):
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
+    why = reference_mismatch(root, rel)
+    if why:
+        report.errors.append(f"{label}/{rel}: {why}")
     summary = summarize(dst)
     for p in summary.problems:
         report.errors.append(f"{label}/{rel}: record {p.run_id}: {p.kind}: {p.reason}")
@@ -238,6 +241,29 @@ def _verify_folder(report: VerifyReport, root: Path, work: Path, rel: str,
         if (src / name).is_file() and not (dst / name).is_file():
             report.differences.append(Difference(f"{label}/{rel}/{name}", "committed, but "
                                                  "the config writes no such table"))
+
+
+def reference_mismatch(root: Path, rel: str) -> str | None:
+    """Why the paper values a folder's tables print cannot be trusted: its
+    ``experiment.json`` holds a ``reference`` other than that of the config it names
+    (``config_path``, beside ``root``'s parent), which the tables are rebuilt from; a
+    changed paper value and its Δ had passed. ``None`` when they agree or the config file
+    is not there to compare with."""
+    from streamlearn.config.loading import load_config
+
+    manifest = json.loads((root / rel / "experiment.json").read_text(encoding="utf-8"))
+    path = root.parent / str(manifest.get("config_path") or "")
+    if not manifest.get("config_path") or not path.is_file():
+        return None
+    try:
+        ours = load_config(path).to_dict().get("reference")
+    except Exception:  # a config that no longer loads: its own tests say why
+        return None
+    theirs = (manifest.get("config") or {}).get("reference")
+    if json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True):
+        return None
+    return (f"its experiment.json's paper values (reference) are not those of "
+            f"{manifest['config_path']}: rerun or `streamlearn report` it from the config")
 
 
 def _plans_no_run(folder: Path) -> bool:

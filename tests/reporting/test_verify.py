@@ -189,3 +189,23 @@ def test_a_folder_whose_manifest_is_gone_is_an_error(tree, tmp_path):
     assert not report.ok
     assert any(e.startswith("results/exp: has records or tables but no experiment.json")
                for e in report.errors), report.errors
+
+
+def test_paper_values_other_than_the_configs_are_an_error(tree, tmp_path):
+    """The tables print the paper values of experiment.json: edited there (and the summary
+    rebuilt from it), a paper value and its Δ had passed; they must be the config's."""
+    import yaml
+
+    cfg_dir = tree.parent / "configs"
+    cfg_dir.mkdir(exist_ok=True)
+    (cfg_dir / "tiny.yaml").write_text(yaml.safe_dump(TINY))
+    path = tree / "exp" / "experiment.json"
+    manifest = json.loads(path.read_text())
+    manifest["config_path"] = "configs/tiny.yaml"
+    path.write_text(json.dumps(manifest))
+    assert not any("paper values" in e for e in verify_results(tree, tmp_path / "w1").errors)
+    manifest["config"]["reference"]["values"]["SEA"]["RLS"]["oca"] = 99.0
+    path.write_text(json.dumps(manifest))
+    errors = verify_results(tree, tmp_path / "w2").errors
+    assert any(e.startswith("results/exp: its experiment.json's paper values") and
+               "configs/tiny.yaml" in e for e in errors), errors
