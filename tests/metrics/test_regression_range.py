@@ -36,16 +36,21 @@ def _huge(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return y, np.r_[0.0, y[:-1]]
 
 
+def _curve(cls: type, y: np.ndarray, p: np.ndarray, at: np.ndarray, how: str,
+           arg: float = 0.0) -> np.ndarray:
+    """The metric's cumulative, windowed (``arg`` = window) or faded (``arg`` = alpha)
+    curve at the checkpoints ``at``."""
+    if how == "cumulative":
+        return cls.curve(y, p, at, CTX)
+    if how == "windowed":
+        return cls.windowed_curve(y, p, at, int(arg), CTX)
+    return cls.fading_curve(y, p, at, arg, CTX)
+
+
 def _unit(cls: type, y: np.ndarray, p: np.ndarray, at: np.ndarray, how: str,
           arg: float = 0.0) -> np.ndarray:
     """The metric of ``y/1e300, p/1e300`` (ordinary numbers) scaled back to 1e300."""
-    a, b = y / BIG, p / BIG
-    if how == "cumulative":
-        values = cls.curve(a, b, at, CTX)
-    elif how == "windowed":
-        values = cls.windowed_curve(a, b, at, int(arg), CTX)
-    else:
-        values = cls.fading_curve(a, b, at, arg, CTX)
+    values = _curve(cls, y / BIG, p / BIG, at, how, arg)
     if cls is R2:
         return values
     return values * (BIG * BIG if cls is MSE else BIG)
@@ -60,12 +65,7 @@ def test_rmse_mae_and_r2_of_errors_near_1e300_are_their_values(how, arg):
     y, p = _huge(300)
     at = checkpoint_positions(300, 7)
     for cls in (RMSE, MAE, R2):
-        if how == "cumulative":
-            got = cls.curve(y, p, at, CTX)
-        elif how == "windowed":
-            got = cls.windowed_curve(y, p, at, int(arg), CTX)
-        else:
-            got = cls.fading_curve(y, p, at, arg, CTX)
+        got = _curve(cls, y, p, at, how, arg)
         assert np.isfinite(got).all(), (cls.__name__, got)
         np.testing.assert_allclose(got, _unit(cls, y, p, at, how, arg), rtol=1e-13,
                                    err_msg=cls.__name__)
@@ -171,12 +171,7 @@ def test_ordinary_values_keep_the_bits_of_the_plain_formulas(data, checkpoints, 
     at = checkpoint_positions(y.size, checkpoints)
     for how, arg in (("cumulative", 0.0), ("windowed", window), ("fading", alpha)):
         for cls in (MSE, MAE, RMSE, R2):
-            if how == "cumulative":
-                got = cls.curve(y, p, at, CTX)
-            elif how == "windowed":
-                got = cls.windowed_curve(y, p, at, int(arg), CTX)
-            else:
-                got = cls.fading_curve(y, p, at, arg, CTX)
+            got = _curve(cls, y, p, at, how, arg)
             with np.errstate(all="ignore"):  # R² -inf of a subnormal SS_tot warned
                 old = (_old_r2(y, p, at, how, arg) if cls is R2
                        else _old_mean(cls, y, p, at, how, arg))
