@@ -54,6 +54,11 @@ VERDICTS = ("same", "rounding", "other fields", "differs", "status", "different 
 #: difference ROUNDING_ABS (a score near 0 differs by 1e-16 at a large relative difference)
 ROUNDING_REL = 1e-6
 ROUNDING_ABS = 1e-12
+#: a table cell's SD printed differently is rounding when it moves by at most this much
+#: of the cell's mean: the SD of equal runs whose values differ in their last bits
+#: (2e-18 against 0). It had been ROUNDING_REL, which let a mean of 1e8 hide SDs of
+#: 14 against 21 in a general-notation cell ("1e+08 ± 14"; hunt of 7 Dec).
+SD_ROUNDING_REL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -294,14 +299,14 @@ def _cells(s: Summary) -> dict[tuple[str, str, str], _Cell]:
 
 def _cell_differs(a: _Cell, b: _Cell) -> bool:
     """Printed differently, beyond rounding: the means print differently, or the SDs do
-    and differ by more than :data:`ROUNDING_REL` of the mean (an SD printed in general
+    and differ by more than :data:`SD_ROUNDING_REL` of the mean (an SD printed in general
     notation shows the rounding of identical runs: 2.1e-18 against 0)."""
     if a.text == b.text:
         return False
     if _unsigned_zero(a.mean_text) != _unsigned_zero(b.mean_text):
         return True
     scale = max(abs(a.mean), abs(b.mean))
-    return not abs(a.sd - b.sd) <= ROUNDING_REL * scale
+    return not abs(a.sd - b.sd) <= SD_ROUNDING_REL * scale
 
 
 def _kernels(runs: list[dict[str, Any]]) -> list[str]:

@@ -262,6 +262,30 @@ def test_an_sd_that_differs_by_rounding_only_is_not_a_cell_difference(folders):
     assert [(c.algorithm, c.metric) for c in res.cells] == [("RLS", "mcc")]
 
 
+def test_an_sd_that_differs_beside_a_large_mean_is_a_cell_difference(folders):
+    """A mean printed alike ("1e+08") with SDs of 14 against 21: the runs
+    print alike too, so only the cell shows it; a tolerance of 1e-6 of the mean had
+    called it rounding."""
+    a, b = folders
+
+    def general(value):
+        def change(rec):
+            rec["metric_info"]["mcc"]["notation"] = "general"
+            rec["metrics"]["mcc"] = value
+        return change
+
+    for folder, second in ((a, 1e6 + 0.2), (b, 1e6 + 0.3)):
+        _edit(folder, "SEA__RLS__seed0", general(1e6))
+        _edit(folder, "SEA__RLS__seed1", general(second))
+        for seed in (0, 1):
+            _edit(folder, f"SEA__Perceptron__seed{seed}", lambda rec: rec["metric_info"][
+                "mcc"].__setitem__("notation", "general"))
+    texts = {c: (x.text, y.text) for c, x, y in _both_cells(a, b) if x.text != y.text}
+    assert texts[("SEA", "RLS", "mcc")][0] != texts[("SEA", "RLS", "mcc")][1], texts
+    res = diff_folders(a, b)
+    assert [(c.algorithm, c.metric) for c in res.cells] == [("RLS", "mcc")], res.cells
+
+
 def test_a_difference_between_records_of_other_blas_kernels_says_so(folders, capsys):
     a, b = folders
 
