@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.reporting.kinds import CURVE_KINDS, curve_metrics, finite, record_curve
+from streamlearn.reporting.output_files import write_output
 from streamlearn.reporting.summary import Summary
 
 CURVE_COLUMNS = ["stream", "algorithm", "seed", "fold", "metric", "kind", "t", "value"]
@@ -62,5 +62,5 @@ def curve_table(summary: Summary) -> pd.DataFrame:
 def write_curves_csv(summary: Summary, out_dir: Path) -> Path:
     """Write ``out_dir/curves.csv`` atomically and return its path."""
     path = Path(out_dir) / "curves.csv"
-    atomic_write_bytes(path, curve_table(summary).to_csv(index=False).encode("utf-8"))
+    write_output(path, curve_table(summary).to_csv(index=False).encode("utf-8"))
     return path

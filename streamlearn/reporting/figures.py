@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from streamlearn.evaluation.records import atomic_write_bytes
+from streamlearn.reporting.output_files import write_output
 
 #: the SVG settings that make the same figure give the same bytes
 SVG_RC = {"svg.hashsalt": "streamlearn", "svg.fonttype": "none"}
@@ -36,6 +36,6 @@ def save_figure(fig: Any, path: Path, tight: bool = True) -> list[Path]:
     path = Path(path)
     png, svg = figure_bytes(fig, tight=tight)
     svg_path = path.with_suffix(".svg")
-    atomic_write_bytes(path, png)
-    atomic_write_bytes(svg_path, svg)
+    write_output(path, png)
+    write_output(svg_path, svg)
     return [path, svg_path]

@@ -20,10 +20,10 @@ from typing import Any
 
 import yaml
 
-from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.reporting import comparison_files
 from streamlearn.reporting.kinds import kind_description, kind_title
 from streamlearn.reporting.machine import timing_lines
+from streamlearn.reporting.output_files import write_output
 from streamlearn.reporting.plots import curve_kind
 from streamlearn.reporting.summary import Summary
 from streamlearn.reporting.tables import caption, wide_rows
@@ -213,5 +213,5 @@ def render_html(summary: Summary, images: list[Path]) -> str:
 def write_html(summary: Summary, out_dir: Path, images: list[Path]) -> Path:
     """Write ``out_dir/report.html`` (atomically) and return its path."""
     path = Path(out_dir) / "report.html"
-    atomic_write_bytes(path, render_html(summary, images).encode("utf-8"))
+    write_output(path, render_html(summary, images).encode("utf-8"))
     return path

@@ -16,11 +16,20 @@ file is written atomically but the set is not: a build interrupted (Ctrl-C) or f
 half-way had left a summary.md of the new config beside the summary.csv of the earlier one,
 unmarked. The mark stays after such a build (:func:`build_interrupted`), so the command
 can say its tables may be partial, and the next build says it rewrites them.
+
+Inside :func:`building`, every file goes through :func:`write_output`, which lists its name
+before writing it: an interrupted build's files are on the list, so the next build removes
+those it does not write again. Only the finished builds' names had been listed, and the
+first build into a directory, interrupted, had left its figures unlisted for good.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamlearn.evaluation.records import atomic_write_bytes
@@ -60,6 +69,41 @@ def start_build(out_dir: Path, previous: list[str]) -> None:
     last finished build stay listed, so that a later build still removes those it does
     not write again."""
     _write_list(out_dir, previous, building=True)
+
+
+@dataclass
+class _Build:
+    out_dir: Path
+    previous: list[str]
+    announced: set[str] = field(default_factory=set)
+
+
+_ACTIVE: ContextVar[_Build | None] = ContextVar("streamlearn_output_build", default=None)
+
+
+@contextmanager
+def building(out_dir: Path, previous: list[str]) -> Iterator[None]:
+    """Mark a build of ``out_dir`` in progress (:func:`start_build`) and list each file
+    :func:`write_output` writes there before it is written, until the block ends."""
+    start_build(out_dir, previous)
+    token = _ACTIVE.set(_Build(Path(out_dir), list(previous)))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write a table, figure or page atomically; inside :func:`building`, its name is
+    listed (the build still marked in progress) before the file is written."""
+    path = Path(path)
+    build = _ACTIVE.get()
+    if (build is not None and path.parent == build.out_dir and _plain_name(path.name)
+            and path.name not in build.announced):
+        build.announced.add(path.name)
+        _write_list(build.out_dir, sorted(set(build.previous) | build.announced),
+                    building=True)
+    atomic_write_bytes(path, data)
 
 
 def _write_list(out_dir: Path, names: list[str], *, building: bool = False) -> None:

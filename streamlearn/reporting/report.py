@@ -40,7 +40,15 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
             "the report).")
     previous = output_files.previous_outputs(out_dir)
     summary.rewrote_interrupted = output_files.build_interrupted(out_dir)
-    output_files.start_build(out_dir, previous)  # ended by replace_outputs
+    with output_files.building(out_dir, previous):  # the mark ended by replace_outputs
+        written = _write_outputs(summary, out_dir, html, previous)
+    summary.removed = output_files.replace_outputs(out_dir, written, previous)
+    return summary, written
+
+
+def _write_outputs(summary: Summary, out_dir: Path, html: bool | None,
+                   previous: list[str]) -> list[Path]:
+    """The tables, curves, plots and page of ``build_report``; returns the files written."""
     if summary.behind_archive:
         raise UserError(behind_archive_lines(summary)[0] + " The tables and plots were left "
                         "as they are.")
@@ -63,8 +71,7 @@ def build_report(out_dir: Path, *, html: bool | None = None) -> tuple[Summary, l
         from streamlearn.reporting.html import write_html
 
         written.append(write_html(summary, out_dir, written))
-    summary.removed = output_files.replace_outputs(out_dir, written, previous)
-    return summary, written
+    return written
 
 
 def problem_lines(summary: Summary) -> list[str]:

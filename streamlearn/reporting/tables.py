@@ -17,7 +17,6 @@ from typing import Any
 
 import pandas as pd
 
-from streamlearn.evaluation.records import atomic_write_bytes
 from streamlearn.file_names import printable
 from streamlearn.protocols.preparation import cap_applied
 from streamlearn.reporting.display import (
@@ -28,6 +27,7 @@ from streamlearn.reporting.display import (
 )
 from streamlearn.reporting.kinds import folds_description, kind_description
 from streamlearn.reporting.machine import load_range, timing_lines
+from streamlearn.reporting.output_files import write_output
 from streamlearn.reporting.summary import Summary
 
 
@@ -256,11 +256,11 @@ def write_tables(summary: Summary, out_dir: Path, formats: list[str]) -> list[Pa
     written = []
     if "markdown" in formats:
         p = out_dir / "summary.md"
-        atomic_write_bytes(p, to_markdown(summary).encode())
+        write_output(p, to_markdown(summary).encode())
         written.append(p)
     if "csv" in formats:
         p = out_dir / "summary.csv"
-        atomic_write_bytes(p, summary.table.to_csv(index=False, float_format="%.6g").encode())
+        write_output(p, summary.table.to_csv(index=False, float_format="%.6g").encode())
         written.append(p)
     return written
 

@@ -197,3 +197,37 @@ def test_report_on_a_folder_it_cannot_write_shows_the_tables(tmp_path, capsys,
     assert "PA" in text and "OCA (%)" in text, text
     assert "read-only" in text and "Traceback" not in text
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_the_first_build_interrupted_leaves_no_figure_unlisted(tmp_path, capsys,
+                                                              monkeypatch):
+    """Was: the first build into a folder, interrupted after its learning curves and
+    before its time plot, had listed none of its files; the next config (Hyperplane taken
+    out) then left curve_oce_Hyperplane.png beside its own figures. Each file is now
+    listed before it is written."""
+    from streamlearn.reporting import output_files, plots
+
+    out = tmp_path / "out"
+    first = _config(tmp_path, "a.yaml", ["SEA", "Hyperplane"], window=False,
+                    tables=["markdown"])
+    second = _config(tmp_path, "b.yaml", ["SEA"], window=False, tables=["markdown"])
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(plots, "time_bars", ctrl_c)
+        rc, text = run_cli(["run", str(first), "-q"], capsys)
+    assert rc == 130, text
+    assert output_files.build_interrupted(out)
+    assert (out / "curve_oce_Hyperplane.png").is_file()
+    listed = set(previous_outputs(out))
+    assert {"summary.md", "curve_oce_Hyperplane.png", "curve_oce_Hyperplane.svg",
+            "curve_oce_SEA.png"} <= listed, listed
+
+    rc, text = run_cli(["run", str(second), "-q"], capsys)
+    assert rc == 0, text
+    after = {p.name for p in out.iterdir()}
+    assert not {"curve_oce_Hyperplane.png", "curve_oce_Hyperplane.svg"} & after, after
+    assert {"curve_oce_SEA.png", "summary.md", "time_per_sample.png"} <= after
+    assert not output_files.build_interrupted(out)
