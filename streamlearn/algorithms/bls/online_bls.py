@@ -71,7 +71,7 @@ def _raise_status(learner: BLSClassifier, status: int) -> None:
             f"overflow float64. Raise lam (the Online-BLS paper uses 1e-8; >= {TINY_LAM:g} "
             "is safe with inputs scaled to [0, 1]).")
     raise UserError(f"{what} (lam = {lam:g}; check the input scaling: very large broad "
-                    "features overflow the factor).")
+                    f"features overflow the factor).{getattr(learner, 'overflow_hint', '')}")
 
 
 #: below this ridge parameter a non-finite factor is blamed on ``lam`` itself

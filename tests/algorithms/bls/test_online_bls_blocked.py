@@ -232,3 +232,28 @@ def test_the_blocked_learners_use_the_vectorised_tanh_and_the_others_libm_s():
         learner = ALGORITHMS[name](**SMALL, seed=0)
         learner.reset(5, 3)
         assert learner.features_.squash == squash, name
+
+
+def test_an_overflow_on_badly_scaled_inputs_names_the_learner_that_copes():
+    """One attribute 10⁶ times the others at lam = 1e-8: the blocked learner's in-block
+    solve overflows where ``online_bls_fast`` learns the stream; the message (a user
+    error, no traceback) says so (hunt of 7 Dec)."""
+    from streamlearn.components import get_algorithm
+    from streamlearn.errors import UserError
+
+    r = np.random.default_rng(0)
+    centers = r.normal(size=(3, 6))
+    y = r.integers(0, 3, 500)
+    X = centers[y] + 0.8 * r.normal(size=(500, 6))
+    X = (X - X.min(0)) / (X.max(0) - X.min(0))
+    X[:, 0] *= 1e6
+    params = dict(n1=4, n2=3, n3=30, n4=1, lam=1e-8, seed=7)
+    fast = get_algorithm("online_bls_fast")(**params)
+    fast.reset(6, 3)
+    assert np.isfinite(fast.predict_learn_many(X, y)).all()
+    blocked = get_algorithm("online_bls_blocked")(**params)
+    blocked.reset(6, 3)
+    with np.errstate(all="ignore"), pytest.raises(UserError) as err:
+        blocked.predict_learn_many(X, y)
+    assert "check the input scaling" in str(err.value)
+    assert "online_bls_fast" in str(err.value)
