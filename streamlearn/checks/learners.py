@@ -177,6 +177,28 @@ def check_inputs_not_mutated(cls: type, params: dict[str, Any]) -> None:
     assert np.array_equal(y, y0, equal_nan=True), "the learner changed y in place"
 
 
+@described_as("predict_one on a sample it does not learn leaves the learner as it was (a "
+              "held-out sample, a fold that only tests)")
+def check_predict_does_not_learn(cls: type, params: dict[str, Any]) -> None:
+    """Test-then-train with an extra ``predict_one`` of another sample before every round
+    (as the holdout protocol and prequential cross-validation predict samples they do not
+    learn) ≡ the plain loop. FORKS had inserted a held-out sample into its sketch on an
+    update round and reset its model (hunt of 7 Dec)."""
+    X, y, c = fused_check_stream(cls)
+    plain = _loop(_make(cls, params, X.shape[1], c), X, y)
+    learner = _make(cls, params, X.shape[1], c)
+    probed = []
+    n = X.shape[0]
+    for i in range(n):
+        learner.predict_one(X[(7 * i + 3) % n])
+        probed.append(learner.predict_one(X[i]))
+        learner.learn_one(X[i], y[i].item())
+    k = n_differ(plain, np.asarray(probed))
+    assert k == 0, (f"predicting a sample it then does not learn changed what the learner "
+                    f"predicts: {k} of {n} predictions differ from the plain "
+                    f"predict_one/learn_one loop; predict_one must not change the model")
+
+
 @described_as("a pickled and unpickled learner predicts what the original does (runs in "
               "worker processes need this)")
 def check_pickle_roundtrip(cls: type, params: dict[str, Any]) -> None:
@@ -257,6 +279,8 @@ def yield_prequential_checks(cls: type) -> Iterator[tuple[str, Check]]:
         yield "learns", check_learns
     yield "seeded_reproducible", check_seeded_reproducible
     yield "inputs_not_mutated", check_inputs_not_mutated
+    if "needs_series" not in cls.all_tags():  # a series learner's x is its own last value
+        yield "predict_does_not_learn", check_predict_does_not_learn
     yield "pickle_roundtrip", check_pickle_roundtrip
     if callable(getattr(cls, "predict_learn_many", None)):
         yield "many_equals_loop", check_many_equals_loop

@@ -135,7 +135,8 @@ class PrequentialProtocol(Protocol):
         if is_library_learner(learner):
             return None
         return check_user_learner(learner, X, y, n_classes=data.n_classes,
-                                  fused=fused and self._runs_fused, state=state)
+                                  fused=fused and self._runs_fused, state=state,
+                                  predicts_unlearnt=not self._plain)
 
     @property
     def _runs_fused(self) -> bool:

@@ -1,6 +1,6 @@
 """Run-time checks of a user's learner, made before the timed run on the run's own rows.
 
-The library's own learners are held to two promises by the conformance suite
+The library's own learners are held to these promises by the conformance suite
 (:mod:`streamlearn.checks.learners`, every learner, every CI run); a user's class is held
 to them only if the user runs ``streamlearn check``. A learner that breaks one of them gives
 numbers that are not the protocol's while the run exits 0, so each run checks them itself:
@@ -20,6 +20,12 @@ numbers that are not the protocol's while the run exits 0, so each run checks th
    classification, once more in chunks on the same rows with labels drawn at random
    (on an easy stream every prediction is right whether or not the path is off by one,
    so only labels that keep the predictions changing show it).
+
+3. **Predicting is not learning** (only when the run predicts samples the learner does
+   not learn then: a held-out test, prequential validation, delayed labels): the loop with
+   a ``predict_one`` of another row before each round predicts as the plain loop. A
+   learner whose ``predict_one`` changes its model (FORKS had inserted a predicted point
+   into its sketch) would give such a run numbers that are not the protocol's.
 
 A failure is a :class:`~streamlearn.protocols.prequential_loop.PredictionError` naming the
 first sample that differs (and, for the first check, the class or module attributes the
@@ -214,15 +220,31 @@ def _loop(learner: Learner, X: np.ndarray, y: np.ndarray, n_classes: int | None,
                                n_classes=n_classes).y_pred
 
 
+def _probed_loop(learner: Learner, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The test-then-train loop with a ``predict_one`` of another row (``7i + 3`` mod n)
+    before each round, its prediction dropped."""
+    n = X.shape[0]
+    labels = y.tolist()
+    out = []
+    with global_generators_seeded(CHECK_SEED):
+        for i in range(n):
+            learner.predict_one(X[(7 * i + 3) % n])
+            out.append(learner.predict_one(X[i]))
+            learner.learn_one(X[i], labels[i])
+    return np.asarray(out)
+
+
 def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
                        n_classes: int | None = None, fused: bool = False,
-                       state: dict[str, bytes] | None = None) -> Callable[[], None]:
+                       state: dict[str, bytes] | None = None,
+                       predicts_unlearnt: bool = False) -> Callable[[], None]:
     """Raise :class:`PredictionError` when ``learner`` (each pass on a fresh reset copy,
     ``learner.clone()``) is not reproducible over ``(X, y)``, the run's first rows as it
     will see them (the first :data:`CHECK_ROWS` are used), or, with ``fused`` (the run will
     call ``predict_learn_many``), when its ``predict_learn_many`` over chunks of
     :data:`CHECK_CHUNK` predicts them differently from its ``predict_one``/``learn_one``
-    loop.
+    loop; with ``predicts_unlearnt`` (the run predicts samples the learner does not learn
+    then), when a ``predict_one`` of another row before each round changes its predictions.
 
     Returns the check to make after the timed run: one more fresh copy must predict those
     rows as the first pass did, and the learner's outside state must be ``state``
@@ -266,6 +288,19 @@ def check_user_learner(learner: Learner, X: np.ndarray, y: np.ndarray, *,
             f"they are not recorded. Keep all state on the instance (set it in `reset`) "
             f"and draw random numbers from a generator seeded by a `seed` parameter "
             f"(the run passes its own); `streamlearn check` runs the same test.")
+
+    if predicts_unlearnt:
+        probed = disagreements(first, _probed_loop(fresh(), X, y))
+        if probed.size:
+            i = int(probed[0])
+            raise PredictionError(
+                f"{who}.predict_one changes the learner: with a predict_one of another "
+                f"sample before each round, it predicts {probed.size} of the run's first {n} "
+                f"samples differently from the plain loop (first at sample {i}). This run "
+                f"predicts samples the learner does not learn then (a held-out test, "
+                f"prequential validation or delayed labels), so its numbers would not be "
+                f"the protocol's and are not recorded. Keep predict_one free of updates "
+                f"(`streamlearn check` runs the same test).")
 
     def after_run() -> None:
         again = _loop(fresh(), X, y, n_classes)

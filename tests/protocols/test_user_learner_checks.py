@@ -138,6 +138,23 @@ class LazyScale(Majority):
     predict_learn_many = None
 
 
+class Peeker(Majority):
+    """Forgets its counts at every fifth predict_one call (a bug: predicting changes the
+    model), so a run that predicts samples it does not learn is not the loop."""
+
+    def reset(self, n_features, n_classes):
+        super().reset(n_features, n_classes)
+        self.calls = 0
+
+    def predict_one(self, x):
+        self.calls += 1
+        if self.calls % 5 == 0:
+            self.counts[:] = 0
+        return int(np.argmax(self.counts))
+
+    predict_learn_many = None
+
+
 class LongChunks(Majority):
     """A fused path that is the loop in chunks of up to 64 samples; in longer chunks it
     predicts every sample by the model of the chunk's start (a bug)."""
@@ -445,3 +462,37 @@ def test_a_fused_path_off_by_one_is_refused_on_an_easy_stream_too(name):
     with pytest.raises(PredictionError, match=rf"{name}.predict_learn_many predicts "
                        r"differently .* on \d+ of the run's first 251 samples"):
         check_user_learner(bad, X, y, n_classes=3, fused=True)
+
+
+def test_a_learner_whose_predict_changes_it_fails_where_a_run_predicts_unlearnt_samples(
+        user_dir):
+    """A held-out test, prequential validation and delayed labels predict samples the
+    learner does not learn then: a learner whose predict_one changes its model gives
+    those runs numbers that are not the protocol's (FORKS did, hunt of 7 Dec). The plain
+    run, which predicts each sample once before learning it, is not affected."""
+    X, y = _blobs(300)
+    data = PreparedData(X=X, y=y, info={}, n_classes=3)
+    PrequentialClassification().warm_up(_learner("Peeker"), data)
+    for proto in (PrequentialClassification(holdout={"every": 100, "size": 20}),
+                  PrequentialClassification(delay=5),
+                  PrequentialClassification(validation={"method": "split", "folds": 2})):
+        with pytest.raises(PredictionError, match="predict_one changes the learner"):
+            proto.warm_up(_learner("Peeker"), data, fused=False)
+    PrequentialClassification(holdout={"every": 100, "size": 20}).warm_up(
+        _learner("Majority"), data)
+
+
+def test_from_the_cli_a_learner_whose_predict_changes_it_fails_a_holdout_run(
+        user_dir, capsys):
+    cfg = _config(user_dir, [{"name": "fusedmod:Majority", "label": "Good"},
+                             {"name": "fusedmod:Peeker", "label": "Peeker"}])
+    raw = yaml.safe_load(cfg.read_text())
+    raw["protocol"] = {"name": "prequential-classification",
+                       "params": {"holdout": {"every": 100, "size": 20}}}
+    cfg.write_text(yaml.safe_dump(raw))
+    rc, text = run_cli(["run", str(cfg), "--quiet"], capsys)
+    assert rc == 1, text
+    recs = _records(user_dir / "out")
+    assert recs["Good"]["status"] == "ok"
+    assert recs["Peeker"]["status"] == "failed"
+    assert "predict_one changes the learner" in recs["Peeker"]["error"]

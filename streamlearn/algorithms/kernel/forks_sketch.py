@@ -71,7 +71,7 @@ def tisvd(U: np.ndarray, S: np.ndarray, V: np.ndarray, D1: np.ndarray, D2: np.nd
     P, R1 = np.linalg.qr(UA)
     Q, R2 = np.linalg.qr(VB)
     r = S.shape[0]
-    c = D1.shape[1]
+    c = R1.shape[0]  # min(n, columns of D1): a sketch of fewer rows than D1 has columns
     H = np.zeros((r + c, r + c))
     H[np.arange(r), np.arange(r)] = S
     H += np.vstack([UtD1, R1]) @ np.vstack([VtD2, R2]).T

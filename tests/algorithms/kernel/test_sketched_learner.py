@@ -120,3 +120,60 @@ def test_user_errors() -> None:
         FORKS(sigma=1.0, rho=5).reset(3, 3)
     with pytest.raises(UserError, match="sigma"):
         SkeGD(sigma=0.0)
+
+
+@pytest.mark.parametrize("order", ["reset_first", "predict_first"])
+@pytest.mark.parametrize("cls", [FORKS, SkeGD])
+def test_predicting_samples_it_does_not_learn_leaves_the_model_as_it_was(
+        cls: type, order: str) -> None:
+    """Hunt of 7 Dec: a held-out sample predicted on an update round was inserted into the
+    sketch and (FORKS) reset the model, and the round's training sample was then never
+    inserted: 70 of 379 predictions of a holdout run differed from a plain run on the
+    stream without the held-out samples. With one or two held-out samples before every
+    training sample (so before every update round), the training samples' predictions,
+    the sketch and the model are now those of the plain run, bit for bit."""
+    X, y = quadratic_stream(5, n=900)
+    params = {**SKETCH_SMALL, "seed": 1}
+    if cls is FORKS:
+        params["update_order"] = order
+    elif order == "predict_first":
+        pytest.skip("SkeGD has one update order")
+    probe = np.random.default_rng(9).normal(size=(300, X.shape[1]))
+    plain, held = cls(**params), cls(**params)
+    plain.reset(X.shape[1], 2)
+    held.reset(X.shape[1], 2)
+    a, b, k = [], [], 0
+    for i in range(X.shape[0]):
+        for _ in range(2 if i % 2 else 1):
+            held.predict_one(probe[k % 300])
+            k += 1
+        a.append(plain.predict_one(X[i]))
+        b.append(held.predict_one(X[i]))
+        plain.learn_one(X[i], y[i])
+        held.learn_one(X[i], y[i])
+    assert plain.n_sketch_updates_ > 5
+    assert a == b
+    assert held.n_sketch_updates_ == plain.n_sketch_updates_
+    assert held.sketch_.n == plain.sketch_.n
+    np.testing.assert_array_equal(held.sketch_.Phi_pm, plain.sketch_.Phi_pm)
+    np.testing.assert_array_equal(held.v_, plain.v_)
+    np.testing.assert_array_equal(held.Z_, plain.Z_)
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3])
+@pytest.mark.parametrize("cls", [FORKS, SkeGD])
+def test_a_sketch_of_fewer_rows_than_the_update_has_columns_works(cls: type,
+                                                                   budget: int) -> None:
+    """Hunt of 7 Dec: a budget of 1 or 2 (sketch size s_p < 3, the columns of TISVD's
+    update ``[s, a, s]``) failed inside TISVD with a broadcasting ValueError; the reduced
+    QR then has ``s_p`` rows, and ``H`` is sized by them."""
+    X, y = quadratic_stream(3, n=400)
+    model = cls(sigma=1.0, budget=budget, rho=10, seed=1)
+    a, _ = assert_fused_equals_loop(lambda: cls(sigma=1.0, budget=budget, rho=10, seed=1),
+                                    X, y, 37)
+    assert a.n_sketch_updates_ > 5
+    model.reset(X.shape[1], 2)
+    for i in range(X.shape[0]):
+        model.predict_one(X[i])
+        model.learn_one(X[i], y[i])
+    assert np.isfinite(model.v_).all() and model.U_.shape[0] == max(1, budget)
