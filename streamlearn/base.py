@@ -496,6 +496,8 @@ class Protocol(Base):
     accepts_tags: ClassVar[frozenset[str]] = frozenset()
     #: context entries its metrics may read (:attr:`Metric.requires`)
     provides: ClassVar[frozenset[str]] = frozenset({"X"})
+    #: what its records' ``us_per_sample`` measures (the terminal table's footnote)
+    time_per_sample: ClassVar[str] = "predict + update time per sample"
 
     def incompatibility(self, learner_cls: type[Learner]) -> str | None:
         """Why this protocol cannot run ``learner_cls`` (``None`` when it can)."""

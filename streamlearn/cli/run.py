@@ -288,8 +288,11 @@ def run(
                  if isinstance(r.get("fold"), dict) and "folds" in r["fold"]}
         over = (f"{max(folds)} fold(s) × {n_seeds} seed(s)" if folds
                 else f"{n_seeds} seed(s)")
+        from streamlearn.components import get_protocol
+
+        timed = get_protocol(str(cfg.protocol)).time_per_sample
         console.print(f"mean ± SD over {over} of each run's final value; "
-                      "µs/sample: predict + update time per sample (µs/update \"—\": "
+                      f"µs/sample: {timed} (µs/update \"—\": "
                       "both in one compiled call).", style="dim", markup=False,
                       highlight=False)
     else:

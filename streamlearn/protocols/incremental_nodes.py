@@ -75,8 +75,17 @@ __all__ = ["IncrementalNodesProtocol"]
 SCALED_CONFIG = "configs/ridge_bls/mnist_tables.yaml"
 
 
-def _bytes(n: float) -> str:
-    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+def _bytes(n: float, apart_from: float | None = None) -> str:
+    """``n`` bytes in GiB (one decimal) or MiB; with ``apart_from``, with as many more
+    decimals as it takes to print them apart (a need of 12.01 GiB against a limit of 12:
+    "12.01 GiB", not "12.0 GiB ... more than the limit of 12.0 GiB")."""
+    unit, scale, d = ("GiB", 2**30, 1) if n >= 2**30 else ("MiB", 2**20, 0)
+    text = f"{n / scale:.{d}f} {unit}"
+    while apart_from is not None and apart_from != n and d < 6 and \
+            text == f"{apart_from / scale:.{d}f} {unit}":
+        d += 1
+        text = f"{n / scale:.{d}f} {unit}"
+    return text
 
 
 #: ``node_matrix: auto`` holds the node matrix whole when the run then needs at most this
@@ -152,6 +161,8 @@ class IncrementalNodesProtocol(Protocol):
             checks="streamlearn.checks.node_learners:yield_node_checks"),
     }
     provides = frozenset({"update_accuracy"})
+    time_per_sample: ClassVar[str] = ("training time (node generation + weight updates) "
+                                      "per training sample")
     _constraints: ClassVar[dict[str, Any]] = {
         "windows": Interval(1, None, integer=True),
         "window_nodes": Interval(1, None, integer=True),
@@ -189,6 +200,14 @@ class IncrementalNodesProtocol(Protocol):
         self.node_matrix = node_matrix
         self.memory_limit_gib = memory_limit_gib
         self._validate_params()
+        if updates > 0 and update_enhancement and not update_windows:
+            raise UserError(
+                f"The 'incremental-nodes' protocol draws an update's {update_enhancement} "
+                "enhancement nodes (update_enhancement) from the feature windows the update "
+                "adds, and update_windows is 0: set update_windows >= 1, or "
+                "update_enhancement: 0 (its default is 750) and update_additional for "
+                "enhancement nodes on the existing windows (NORB's schedule). They had been "
+                "left out without a word, while the config and records kept the value.")
         if updates > 0 and self.schedule().update_nodes == 0:
             raise UserError("The 'incremental-nodes' protocol adds no node per update: set "
                             "update_windows, update_enhancement or update_additional.")
@@ -287,6 +306,7 @@ class IncrementalNodesProtocol(Protocol):
         s = self.schedule()
         parts = ", ".join(f"{k.replace('_', ' ')} {_bytes(v)}" for k, v in need.items()
                           if k != "total")
+        total, cap = _bytes(need["total"], limit), _bytes(limit, need["total"])
         who = f" with {learner_cls.__name__}" if learner_cls is not None else ""
         how = ("the node matrix regenerated in row blocks" if mode == "rows"
                else "the node matrix held whole")
@@ -295,16 +315,16 @@ class IncrementalNodesProtocol(Protocol):
         if rows_fit:
             raise UserError(
                 f"{where}the 'incremental-nodes' run{who} needs about "
-                f"{_bytes(need['total'])} with the node matrix held whole ({parts}), more "
-                f"than the limit of {_bytes(limit)} on this machine; regenerated in row "
+                f"{total} with the node matrix held whole ({parts}), more "
+                f"than the limit of {cap} on this machine; regenerated in row "
                 "blocks it fits. Set node_matrix: rows in protocol.params (auto holds "
                 f"networks of up to {AUTO_HELD_GIB:g} GiB whole on every machine, so that one "
                 "configuration rounds alike everywhere; the row-block sums round "
                 "differently in the last bits).")
         raise UserError(
-            f"{where}the 'incremental-nodes' run{who} needs about {_bytes(need['total'])} "
+            f"{where}the 'incremental-nodes' run{who} needs about {total} "
             f"({n_train:,} training samples × {s.max_nodes:,} nodes after {s.updates} "
-            f"updates, {how}: {parts}), more than the limit of {_bytes(limit)} on this "
+            f"updates, {how}: {parts}), more than the limit of {cap} on this "
             f"machine. Use the scaled configuration {SCALED_CONFIG} (60 + 1000 nodes, 6 "
             "updates of 10 + 100 + 150), lower enhancement/updates in protocol.params, or "
             "cap the training set with max_samples.")

@@ -382,3 +382,49 @@ def test_every_committed_ridge_record_resolves_to_the_storage_it_names():
             assert got == rec["node_matrix"], (archive.parent.name, name)
             checked += 1
     assert checked >= 150  # 166 at this writing
+
+
+def test_enhancement_nodes_of_new_windows_without_new_windows_are_refused(tmp_path, capsys):
+    """Hunt of 7 Dec: update_enhancement with update_windows 0 was left out of the network
+    without a word (5 nodes added per update, not 15), while experiment.json and every
+    record kept update_enhancement: 10; with update_additional 0 too, the message told the
+    user to set update_enhancement, which they had."""
+    for additional in (5, 0):
+        rc, text = _run(tmp_path, _cfg(update_windows=0, update_enhancement=10,
+                                       update_additional=additional), capsys)
+        flat = " ".join(text.split())
+        assert rc == 2 and "Traceback" not in text, flat
+        assert "update_windows is 0" in flat and "update_enhancement: 0" in flat, flat
+        assert not (tmp_path / "out" / "runs").exists() or \
+            not list((tmp_path / "out" / "runs").glob("*.json"))
+    # NORB's schedule (additional nodes only) runs
+    rc, text = _run(tmp_path, {**_cfg(update_windows=0, update_enhancement=0,
+                                      update_additional=5, updates=1),
+                               "algorithms": _cfg()["algorithms"][:1]}, capsys)
+    assert rc == 0, text
+
+
+def test_a_need_just_over_the_limit_prints_apart_from_it():
+    """Hunt of 7 Dec: "needs about 12.0 GiB ... more than the limit of 12.0 GiB" for a
+    need of 12.01 GiB: the two print with the decimals that tell them apart."""
+    from streamlearn.protocols.incremental_nodes import _bytes
+
+    need, limit = 12.01 * 2**30, 12 * 2**30
+    assert (_bytes(need, limit), _bytes(limit, need)) == ("12.01 GiB", "12.00 GiB")
+    assert _bytes(10 * 2**30, 4 * 2**30) == "10.0 GiB"
+    assert _bytes(300 * 2**20) == "300 MiB"
+
+
+def test_the_terminal_footnote_says_what_the_time_column_measures(tmp_path, capsys):
+    """Hunt of 7 Dec: the footnote called µs/sample "predict + update time per sample"
+    for this protocol too, whose records time training (node generation and weight
+    updates) per training sample."""
+    cfg = {**_cfg(updates=1), "algorithms": _cfg()["algorithms"][:1]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["run", str(path), "--out", str(tmp_path / "out")], capsys)
+    flat = " ".join(text.split())
+    assert rc == 0, flat
+    assert "µs/sample: training time (node generation + weight updates) per training " \
+           "sample" in flat, flat
+    assert "predict + update time" not in flat
