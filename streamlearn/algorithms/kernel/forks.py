@@ -27,6 +27,12 @@ class FORKS(SketchedKernelLearner):
     incremental SVD (Algorithm 2, Eq. 6-9, 12); ONS with projection (Eq. 10) in the
     ``k``-dimensional feature space, reset at every update round (Alg. 1 l.12).
 
+    Where ``k`` exceeds the sketch's numerical rank (many duplicated points), the
+    directions TISVD keeps for round-off singular values are arbitrary, as an exact SVD's
+    are: predictions then rest on rounding (another BLAS kernel may change some) and an
+    independent exact-SVD implementation differed on 15 of 690 rounds in such a stream
+    (hunt of 7 Dec; 0 of 700 on non-degenerate streams).
+
     Parameters
     ----------
     alpha

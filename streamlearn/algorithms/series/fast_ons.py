@@ -35,7 +35,11 @@ class FastONS(DelayLineRegressor):
     A hyperbolic rotation that fails in floating point (``1 - h^2 <= tau``, ``eta_t < 1``
     or a non-zero residual in the post-array) is never turned into NaNs: the state is
     rebuilt exactly in O(M^3) from running lag products, the step is finished, and the
-    event is counted (``breakdowns_``, ``first_breakdown_``) in the run record.
+    event is counted (``breakdowns_``, ``first_breakdown_``) in the run record. Against a
+    60-digit ONS (hunt of 7 Dec) both agree to 1e-11 relative on series of unit scale, a
+    1e6 spike and 1e-9 scales; on N(0, 1)·1e8 with ``M = 8``, ``alpha = 1e-3`` and the
+    offset, ONS is off by 0.2 and fast ONS by 1.3 (relative, after a recovered
+    breakdown): float64 conditioning, not the recursion. Rescale such a series.
 
     Parameters
     ----------
@@ -126,7 +130,9 @@ class FastONS(DelayLineRegressor):
             return []
         return [f"fast ONS: {self.breakdowns_} hyperbolic-rotation breakdown(s), the first "
                 f"at step {self.first_breakdown_}; each was recovered by an exact O(M^3) "
-                "rebuild of the state (predictions stay those of regular ONS)"]
+                "rebuild of the state (predictions stay those of regular ONS to rounding "
+                "on a well-scaled series; on one of values ~1e8 with a small alpha both "
+                "lose digits, fast ONS more: rescale the series)"]
 
     @classmethod
     def estimate_bytes(cls, params: dict[str, Any], n_features: int,
