@@ -213,6 +213,11 @@ def caption(summary: Summary) -> str:
         parts.append("Not run here (data files not present): " + ", ".join(not_run) + ".")
     if summary.missing:
         parts.append(f"{len(summary.missing)} planned run(s) have no record yet.")
+    t = summary.table
+    if bool(((t["kind"] == "run") & (t["n"] > 0) & t["mean"].isna()).any()):
+        parts.append("A “—” with runs counted: the value is NA in at least one of them, so "
+                     "no mean or SD is taken over the others (e.g. the updates after a "
+                     "failed factorisation in the incremental-nodes protocol).")
     if summary.problems:
         parts.append(f"{len(summary.problems)} record(s) are corrupt or incomplete and left "
                      "out: " + "; ".join(f"{p.run_id} ({p.kind})"

@@ -358,6 +358,9 @@ def test_report_tables_show_na_with_failure_counts(tmp_path, capsys):
     out = tables(tmp_path / "out").read_text()
     assert "NA (1/1)" in out and "## Fig. 1" in out and "## Table VI" in out
     assert (tmp_path / "out" / "fig1_max_accuracy_vs_lambda.png").exists()
+    # summary.md prints "—" for the NA cells and says what it means (hunt of 7 Dec)
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| — |" in summary and "A “—” with runs counted: the value is NA" in summary
 
 
 def test_every_committed_ridge_record_resolves_to_the_storage_it_names():
