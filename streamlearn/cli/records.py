@@ -174,6 +174,10 @@ def diff(
                  + (", …" if len(ids) > 5 else ""))
     for p in res.problems:
         _say(f"  unusable record: {p}")
+    if res.predictions_compared or res.predictions_one_side:
+        _say(f"  saved predictions: compared for {res.predictions_compared} run(s)"
+             + (f"; {res.predictions_one_side} run(s) saved them in one folder only (not "
+                "compared)" if res.predictions_one_side else ""))
     _say(f"  table cells: {res.cells_compared} compared, {len(res.cells)} printed differently"
          + (f", {res.cells_skipped} not compared (different numbers of runs)"
             if res.cells_skipped else ""))

@@ -22,10 +22,19 @@ Then the tables' cells (mean ± SD of each stream × learner × metric, :mod:`su
 aggregation and format) are compared as printed. Timings, memory, versions, the git
 commit, the machine, the record digest and the saved predictions' file hash are not
 compared: they describe the run, not its result.
+
+A run whose predictions both folders saved (``evaluation.save_predictions``: ``runs/*.pred.npz``
+or ``predictions.tar.xz``) has them compared array by array: labels and indices exactly
+(a label changed is a difference even when the metrics come out the same), real-valued
+predictions to :data:`ROUNDING_REL` (below it a rounding difference, so ``--exact``
+fails). They had not been opened: two predictions swapped between right and wrong, OCA
+unchanged, passed as "the same bits" (hunt of 7 Dec).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import math
 import numbers
@@ -34,6 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from streamlearn.evaluation import record_archive
 from streamlearn.reporting.display import TIMINGS, fmt_mean_sd
 from streamlearn.reporting.kinds import KINDS, is_number
 from streamlearn.reporting.summary import Summary, summarize
@@ -109,6 +121,9 @@ class RecordsDiff:
     #: of the kernels' vectorised reductions follows them
     jit_a: list[str] = field(default_factory=list)
     jit_b: list[str] = field(default_factory=list)
+    #: paired runs whose saved predictions were compared / saved in one folder only
+    predictions_compared: int = 0
+    predictions_one_side: int = 0
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.runs)
@@ -333,6 +348,85 @@ def _jit_targets(runs: list[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
+def _saved_predictions(folder: Path, rid: str) -> dict[str, np.ndarray] | None:
+    """The arrays of ``rid``'s saved predictions in ``folder`` (None: none saved);
+    :class:`~streamlearn.evaluation.record_archive.PredictionsMismatch` when the file is
+    not the one its record names."""
+    data = record_archive.read_predictions(folder, rid)
+    if data is None:
+        return None
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _float_bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
+
+
+def _diff_predictions(pa: dict[str, np.ndarray], pb: dict[str, np.ndarray],
+                      ) -> tuple[float, list[str], bool]:
+    """``(largest relative difference, differences beyond rounding, any bit differs)`` of
+    two runs' saved prediction arrays."""
+    rel, beyond, differ = 0.0, [], False
+    for k in sorted(set(pa) | set(pb)):
+        x, y = pa.get(k), pb.get(k)
+        if x is None or y is None or x.shape != y.shape:
+            beyond.append(f"saved predictions: {k} "
+                          + ("in one folder only" if x is None or y is None
+                             else f"of {x.shape[0]} against {y.shape[0]} entries"))
+            differ = True
+            continue
+        if x.dtype.kind == "f" and y.dtype.kind == "f":
+            same = _float_bits(x) == _float_bits(y)
+            both_nan = np.isnan(x) & np.isnan(y)
+            bad = ~(same | both_nan)
+            if not bad.any():
+                continue
+            differ = True
+            xa, ya = x[bad].astype(np.float64), y[bad].astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = np.abs(xa - ya) / np.maximum(np.abs(xa), np.abs(ya))
+            r = np.where(np.isfinite(xa) & np.isfinite(ya), np.nan_to_num(r), np.inf)
+            worst = float(r.max())
+            rel = max(rel, worst)
+            if worst > ROUNDING_REL:
+                beyond.append(f"saved predictions: {k}: {int(bad.sum())} of {x.size} differ, "
+                              f"up to {worst:.1e} relative")
+        else:
+            n = int(np.count_nonzero(x != y)) if x.dtype == y.dtype else x.size
+            if n:
+                differ = True
+                beyond.append(f"saved predictions: {k}: {n} of {x.size} differ")
+    return rel, beyond, differ
+
+
+def _with_predictions(run: RunDiff, a: Path, b: Path, problems: list[str]) -> tuple[
+        RunDiff, int]:
+    """``run`` with its saved predictions compared when both folders have them; the
+    second value is 1 when they were compared, -1 when one folder only has them, else 0."""
+    if run.verdict in ("status", "different run"):
+        return run, 0
+    try:
+        pa, pb = _saved_predictions(a, run.run_id), _saved_predictions(b, run.run_id)
+    except record_archive.PredictionsMismatch as err:
+        problems.append(str(err))
+        return run, 0
+    if pa is None or pb is None:
+        return run, (0 if pa is None and pb is None else -1)
+    rel, beyond, differ = _diff_predictions(pa, pb)
+    if not differ:
+        return run, 1
+    verdict = run.verdict
+    if beyond:
+        verdict = "differs"
+    elif verdict == "same":
+        verdict = "rounding"
+    return dataclasses.replace(
+        run, verdict=verdict, max_rel=max(run.max_rel, rel),
+        differences=(run.differences if run.verdict == "differs" else ())
+        + tuple(beyond), fields=(*run.fields, "predictions")), 1
+
+
 def diff_folders(a: Path, b: Path) -> RecordsDiff:
     """Compare the run records of results folders ``a`` (e.g. committed) and ``b`` (e.g. a
     rerun of the same config): see the module docstring."""
@@ -341,6 +435,13 @@ def diff_folders(a: Path, b: Path) -> RecordsDiff:
     recs_b = {r["run_id"]: r for r in [*sb.runs, *sb.failed]}
     runs = [_diff_run(rid, recs_a[rid], recs_b[rid], sa, sb)
             for rid in sorted(set(recs_a) & set(recs_b))]
+    pred_problems: list[str] = []
+    pred_counts = [0, 0]
+    if record_archive.has_predictions(Path(a)) or record_archive.has_predictions(Path(b)):
+        for i, run in enumerate(runs):
+            runs[i], seen = _with_predictions(run, Path(a), Path(b), pred_problems)
+            if seen:
+                pred_counts[0 if seen > 0 else 1] += 1
     ca, cb = _cells(sa), _cells(sb)
     cells, compared, skipped = [], 0, 0
     for key in sorted(set(ca) & set(cb)):
@@ -353,7 +454,9 @@ def diff_folders(a: Path, b: Path) -> RecordsDiff:
             cells.append(CellDiff(*key, a_cell.text, b_cell.text))
     problems = [f"{Path(a)}: {p.describe()}" for p in sa.problems]
     problems += [f"{Path(b)}: {p.describe()}" for p in sb.problems]
+    problems += pred_problems
     return RecordsDiff(Path(a), Path(b), runs, sorted(set(recs_a) - set(recs_b)),
                        sorted(set(recs_b) - set(recs_a)), cells, compared, skipped, problems,
                        _kernels(list(recs_a.values())), _kernels(list(recs_b.values())),
-                       _jit_targets(list(recs_a.values())), _jit_targets(list(recs_b.values())))
+                       _jit_targets(list(recs_a.values())), _jit_targets(list(recs_b.values())),
+                       pred_counts[0], pred_counts[1])

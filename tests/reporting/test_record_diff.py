@@ -333,3 +333,81 @@ def test_a_value_printed_as_zero_with_another_sign_is_rounding(folders):
     _edit(b, RID, lambda rec: rec["metrics"].__setitem__("mcc", -1e-17))
     run = next(r for r in diff_folders(a, b).runs if r.run_id == RID)
     assert run.verdict == "rounding", run
+
+
+def _edit_predictions(folder: Path, run_id: str, change) -> None:
+    """Change a run's saved predictions and name the new file in its record, as a
+    consistent (not corrupt) other result would be."""
+    import hashlib
+    import io
+
+    import numpy as np
+
+    path = folder / "runs" / f"{run_id}.pred.npz"
+    with np.load(path) as z:
+        arrays = {k: z[k].copy() for k in z.files}
+    change(arrays)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    path.write_bytes(buf.getvalue())
+    _edit(folder, run_id, lambda rec: rec.__setitem__(
+        "predictions_sha256", hashlib.sha256(buf.getvalue()).hexdigest()))
+
+
+@pytest.fixture(scope="module")
+def saved_pair(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("diffpred")
+    extra = {"evaluation": {**TINY["evaluation"], "save_predictions": True}}
+    return _run(root / "a", **extra), _run(root / "b", **extra)
+
+
+def test_saved_predictions_are_compared(saved_pair, tmp_path, capsys):
+    """Hunt of 7 Dec: two labels swapped between right and wrong (OCA unchanged) passed as
+    "reproduced (same bits)": the .pred.npz files were never opened. Labels now compare
+    exactly; real values to ROUNDING_REL (below it rounding, which --exact refuses)."""
+    import numpy as np
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(saved_pair[0], a)
+    shutil.copytree(saved_pair[1], b)
+    res = diff_folders(a, b)
+    assert res.reproduced(exact=True) and res.predictions_compared == 4
+
+    def swap(arrays):  # one right answer made wrong, one wrong made right
+        y, p = arrays["y_true"], arrays["y_pred"]
+        right = np.flatnonzero(p == y)[0]
+        wrong = np.flatnonzero(p != y)[0]
+        p[right], p[wrong] = 1 - p[right], y[wrong]
+
+    _edit_predictions(b, RID, swap)
+    res = diff_folders(a, b)
+    run = next(r for r in res.runs if r.run_id == RID)
+    assert run.verdict == "differs", run
+    assert "saved predictions: y_pred: 2 of 300 differ" in run.differences
+    assert not res.reproduced()
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1 and "saved predictions: compared for 4 run(s)" in " ".join(out.split())
+
+
+def test_real_valued_predictions_differ_by_rounding_or_beyond(tmp_path):
+    """A regressor's saved predictions: 1 ulp is rounding (--exact fails, the default
+    passes), 1e-3 relative is a difference."""
+    import numpy as np
+
+    cfg = {"name": "reg", "repeats": 1, "protocol": "prequential-regression",
+           "streams": [{"name": "friedman", "label": "F", "max_samples": 200}],
+           "algorithms": [{"name": "linear_regression", "label": "LR"}],
+           "metrics": ["rmse"], "evaluation": {"save_predictions": True},
+           "outputs": {"dir": str(tmp_path / "a"), "plots": []}}
+    a = tmp_path / "a"
+    assert not run_experiment(parse_config(cfg), a).failed
+    for factor, exact_ok, ok in ((1 + 2.0**-52, False, True), (1 + 1e-3, False, False)):
+        b = tmp_path / f"b{factor}"
+        shutil.copytree(a, b)
+        rid = next((b / "runs").glob("*.json")).stem
+        _edit_predictions(b, rid, lambda arrays: arrays.__setitem__(
+            "y_pred", arrays["y_pred"] * factor))
+        res = diff_folders(a, b)
+        assert res.reproduced(exact=True) is exact_ok and res.reproduced() is ok, res.runs
+        if ok:
+            assert res.runs[0].verdict == "rounding"
