@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -227,6 +227,19 @@ class IncrementalNodesProtocol(Protocol):
         holdout = self.split == "holdout"
         return Preparation(cap_after="split", split="holdout" if holdout else "official",
                            n_test=self.n_test if holdout else None, shuffle=holdout)
+
+    def stream_incompatibility(self, stream_cls: type, metrics: Sequence[str],
+                               learners: Sequence[type[Learner]] = ()) -> str | None:
+        """``split: official`` (the default) on a stream without official train/test parts
+        (no ``part`` parameter): refused by the validator, so ``validate`` says so and
+        ``run`` writes nothing on any backend (it had run the streams before it, then
+        stopped, or recorded failed runs on Dask)."""
+        names = getattr(stream_cls, "_param_names", list)()
+        if self.split != "official" or "part" in names:
+            return None
+        return ("split: official (the protocol's default) grows the network on the "
+                "dataset's official train/test parts, and this stream has no official "
+                "train/test split; use protocol params split: holdout, n_test: N")
 
     # ------------------------------------------------------------------ memory
 

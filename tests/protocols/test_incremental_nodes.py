@@ -217,6 +217,32 @@ def test_official_split_needs_a_dataset_that_has_one(tmp_path, capsys):
     cfg["protocol"]["params"]["split"] = "official"
     rc, text = _run(tmp_path, cfg, capsys)
     assert rc == 2 and "no official train/test split" in " ".join(text.split())
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("backend", ["processes", "dask"])
+def test_official_split_is_refused_before_the_first_run(tmp_path, capsys, data_dir, backend):
+    """A stream with official parts (MNIST) then one without (split: official is the
+    default): ``validate`` refuses the config, and ``run`` writes nothing on any backend
+    (it had run MNIST, then stopped with experiment.json and a record left behind, or on
+    Dask recorded failed runs, exit 1)."""
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    cfg = _cfg()
+    del cfg["protocol"]["params"]["split"], cfg["protocol"]["params"]["n_test"]
+    cfg["repeats"] = 1
+    cfg["algorithms"] = cfg["algorithms"][:1]
+    cfg["streams"] = [{"name": "mnist", "label": "M", "max_samples": 300},
+                      cfg["streams"][0]]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    rc, text = run_cli(["validate", str(path), "--data-dir", str(data_dir)], capsys)
+    text = " ".join(text.split())
+    assert rc == 2 and "streams[1].name" in text and "'hyperplane'" in text, text
+    assert "no official train/test split" in text and "split: holdout" in text
+    rc, text = _run(tmp_path, cfg, capsys, "--data-dir", str(data_dir), "--backend", backend)
+    assert rc == 2 and "no official train/test split" in " ".join(text.split()), text
+    assert not (tmp_path / "out").exists()
 
 
 def test_bad_protocol_parameter_is_a_config_error(tmp_path, capsys):
