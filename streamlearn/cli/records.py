@@ -146,6 +146,7 @@ def diff(
     Exit code 0 when the rerun reproduces the folder (no printed value differs, or with
     --exact no bit), 1 when it does not, 2 for an unusable folder.
     """
+    from streamlearn.evaluation.records import NO_JIT
     from streamlearn.reporting.record_diff import diff_folders
 
     res = diff_folders(committed, rerun)
@@ -191,9 +192,12 @@ def diff(
              "on rounding follows the kernel; to rerun under the first folder's, set "
              "OPENBLAS_CORETYPE (README, \"Seeds and reproducibility\")")
     if not ok and res.jit_a and res.jit_b and res.jit_a != res.jit_b:
-        _say("  Numba compiled the kernels for other targets ("
-             + "; ".join(res.jit_a) + " against " + "; ".join(res.jit_b) + "): their "
-             "vectorised sums may add in another order (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES)")
+        uncompiled = NO_JIT in (*res.jit_a, *res.jit_b)
+        _say("  Numba compiled the kernels for other targets"
+             + (" (or not at all: NUMBA_DISABLE_JIT ran them as Python)" if uncompiled else "")
+             + " (" + "; ".join(res.jit_a) + " against " + "; ".join(res.jit_b) + "): their "
+             "vectorised sums may add in another order (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES"
+             + (", NUMBA_DISABLE_JIT" if uncompiled else "") + ")")
     _say(("reproduced" if ok else "NOT reproduced")
          + (" (same bits)" if exact and ok else "")
          + ("" if subset or ok or not (res.only_a or res.only_b)

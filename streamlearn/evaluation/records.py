@@ -266,16 +266,24 @@ def _vector_isa() -> dict[str, str]:
     return {"vector_isa": isa, **_numba_target()}
 
 
+#: ``machine.jit_cpu`` of a record made with ``NUMBA_DISABLE_JIT=1``: nothing was compiled
+NO_JIT = "none (NUMBA_DISABLE_JIT)"
+
+
 def _numba_target() -> dict[str, str]:
     """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else the host's) and, when Numba's
     features are set (``NUMBA_CPU_FEATURES``, or :mod:`streamlearn.kernels._jit_target`'s
     ``-prefer-256-bit``), ``jit_features``: those not among the host's own ("" when the
     named CPU's own features are used); ``jit_svml`` when Numba uses Intel's SVML (off
-    unless the user turns it on, see ``streamlearn/__init__.py``)."""
+    unless the user turns it on, see ``streamlearn/__init__.py``). Under
+    ``NUMBA_DISABLE_JIT`` the kernels run as Python: ``jit_cpu`` is :data:`NO_JIT`, and
+    no features or SVML are named."""
     try:
         from llvmlite import binding
         from numba.core import config
 
+        if getattr(config, "DISABLE_JIT", False):
+            return {"jit_cpu": NO_JIT}
         name, features = getattr(config, "CPU_NAME", None), getattr(config, "CPU_FEATURES", None)
         out = {"jit_cpu": str(name or binding.get_host_cpu_name())}
         if getattr(config, "USING_SVML", False):  # the user's NUMBA_DISABLE_INTEL_SVML=0

@@ -122,3 +122,26 @@ def test_records_name_svml_when_numba_uses_it(monkeypatch):
     assert records._numba_target()["jit_svml"] == "on"
     monkeypatch.setattr(config, "USING_SVML", False, raising=False)
     assert "jit_svml" not in records._numba_target()
+
+
+def test_records_made_without_jit_name_no_target(monkeypatch):
+    """Under NUMBA_DISABLE_JIT nothing is compiled: the record says so, not the host's CPU
+    (``records diff`` could not name the cause when a JIT and a no-JIT run differ)."""
+    from numba.core import config
+
+    from streamlearn.evaluation import records
+    from streamlearn.reporting.machine import describe_machine
+
+    monkeypatch.setattr(config, "DISABLE_JIT", True)
+    monkeypatch.setattr(config, "CPU_FEATURES", "+avx2", raising=False)
+    monkeypatch.setattr(config, "USING_SVML", True, raising=False)
+    records._vector_isa.cache_clear()  # read once per process: the env is set at start
+    try:
+        info = records.machine_info()
+    finally:
+        records._vector_isa.cache_clear()
+    assert info["jit_cpu"] == records.NO_JIT == "none (NUMBA_DISABLE_JIT)"
+    assert "jit_features" not in info and "jit_svml" not in info
+    assert "Numba target none (NUMBA_DISABLE_JIT))" in describe_machine(info)
+    monkeypatch.setattr(config, "DISABLE_JIT", False)
+    assert records._numba_target()["jit_cpu"] != records.NO_JIT

@@ -326,6 +326,30 @@ def test_a_difference_between_records_of_other_numba_targets_says_so(folders, ca
         "emeraldrapids -prefer-256-bit)" in " ".join(out.split())
 
 
+def test_a_difference_between_jit_and_no_jit_records_says_so(folders, capsys):
+    from streamlearn.evaluation.records import NO_JIT
+
+    a, b = folders
+
+    def target(cpu):
+        def edit(rec):
+            rec["machine"]["jit_cpu"] = cpu
+            rec["machine"].pop("jit_features", None)
+            rec["metrics"]["oca"] = 0.5 if cpu == NO_JIT else rec["metrics"]["oca"]
+        return edit
+
+    for seed in (0, 1):
+        for algo in ("RLS", "Perceptron"):
+            _edit(a, f"SEA__{algo}__seed{seed}", target("znver4"))
+            _edit(b, f"SEA__{algo}__seed{seed}", target(NO_JIT))
+    res = diff_folders(a, b)
+    assert (res.jit_a, res.jit_b) == (["znver4"], [NO_JIT])
+    rc, out = run_cli(["records", "diff", str(a), str(b)], capsys)
+    assert rc == 1 and "Numba compiled the kernels for other targets (or not at all: " \
+        "NUMBA_DISABLE_JIT ran them as Python) (znver4 against none (NUMBA_DISABLE_JIT))" \
+        in " ".join(out.split())
+
+
 def test_a_value_printed_as_zero_with_another_sign_is_rounding(folders):
     """-1e-17 and +1e-17 print as -0.00 and 0.00: not a printed difference."""
     a, b = folders
