@@ -416,8 +416,6 @@ def test_saved_predictions_are_compared(saved_pair, tmp_path, capsys):
 def test_real_valued_predictions_differ_by_rounding_or_beyond(tmp_path):
     """A regressor's saved predictions: 1 ulp is rounding (--exact fails, the default
     passes), 1e-3 relative is a difference."""
-    import numpy as np
-
     cfg = {"name": "reg", "repeats": 1, "protocol": "prequential-regression",
            "streams": [{"name": "friedman", "label": "F", "max_samples": 200}],
            "algorithms": [{"name": "linear_regression", "label": "LR"}],
@@ -429,8 +427,8 @@ def test_real_valued_predictions_differ_by_rounding_or_beyond(tmp_path):
         b = tmp_path / f"b{factor}"
         shutil.copytree(a, b)
         rid = next((b / "runs").glob("*.json")).stem
-        _edit_predictions(b, rid, lambda arrays: arrays.__setitem__(
-            "y_pred", arrays["y_pred"] * factor))
+        _edit_predictions(b, rid, lambda arrays, f=factor: arrays.__setitem__(
+            "y_pred", arrays["y_pred"] * f))
         res = diff_folders(a, b)
         assert res.reproduced(exact=True) is exact_ok and res.reproduced() is ok, res.runs
         if ok:
