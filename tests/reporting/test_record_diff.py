@@ -235,16 +235,18 @@ def test_a_folder_that_is_no_results_folder_is_a_user_error(folders, tmp_path, c
     assert rc == 2 and "Traceback" not in out and "not a streamlearn results directory" in out
 
 
+def general(value):
+    """A record edit: MCC printed in general notation, with ``value``."""
+    def change(rec):
+        rec["metric_info"]["mcc"]["notation"] = "general"
+        rec["metrics"]["mcc"] = value
+    return change
+
+
 def test_an_sd_that_differs_by_rounding_only_is_not_a_cell_difference(folders):
     """An SD printed in general notation shows the rounding of equal runs (2e-18 against
     0): not a difference; an SD that really differs, with the same mean, is one."""
     a, b = folders
-
-    def general(value):
-        def change(rec):
-            rec["metric_info"]["mcc"]["notation"] = "general"
-            rec["metrics"]["mcc"] = value
-        return change
 
     for folder in (a, b):
         for seed in (0, 1):
@@ -267,12 +269,6 @@ def test_an_sd_that_differs_beside_a_large_mean_is_a_cell_difference(folders):
     print alike too, so only the cell shows it; a tolerance of 1e-6 of the mean had
     called it rounding."""
     a, b = folders
-
-    def general(value):
-        def change(rec):
-            rec["metric_info"]["mcc"]["notation"] = "general"
-            rec["metrics"]["mcc"] = value
-        return change
 
     for folder, second in ((a, 1e6 + 0.2), (b, 1e6 + 0.3)):
         _edit(folder, "SEA__RLS__seed0", general(1e6))
