@@ -17,16 +17,26 @@ How a dict becomes the learner's vector
     reliable order: the same model must not change with the order of a dict's keys), or
     ``features=(...)`` in that order. A name missing from a later sample is 0.0; a name the
     first sample did not have is ignored (the network's input layer is fixed when it is
-    built). Values are converted to float64, exactly the numbers ``streamlearn run`` feeds.
+    built). Values are converted to float64, exactly the numbers ``streamlearn run`` feeds;
+    a value that is not a number (a string, a list, ...) or is missing or non-finite
+    (``None``, NaN, ±inf) is refused with a ``ValueError`` naming the feature, as
+    ``streamlearn run`` refuses it, before the learner sees the sample (impute first, e.g.
+    ``river.impute.StatImputer``). ``features=`` must not repeat a name.
 
 How classes are found
     Multi-class learners discover the labels as they come: the first label is class 0, the
     next new one class 1, ... Until a first label is learned they predict ``None`` (River's
     convention). A new label grows the learner's output layer where that is exact (the
     Online-BLS family and RLS: a zero column; ``add_class()``), and is refused with a
-    message elsewhere. ``classes=(...)`` gives the labels up front, in the learner's class
-    order: it predicts ``classes[0]`` before it has learned, as ``streamlearn run`` does, so
-    with ``classes`` sorted as ``streamlearn run`` sorts them the predictions are the same.
+    message elsewhere; a learner that cannot start from a single class (River's own
+    learners behind streamlearn: perceptron, hoeffding_tree, arf, ...) refuses the first
+    label the same way. Either way the message says to give ``classes=(...)``: the labels
+    up front, in the learner's class order. It then predicts ``classes[0]`` before it has
+    learned, as ``streamlearn run`` does, so with ``classes`` sorted as ``streamlearn run``
+    sorts them *and* ``features`` in the file's column order (the sorted names are another
+    order for named columns) the predictions are the same (River's Phishing with
+    ``online_bls_fast``: 0 of 1,250 differ; with sorted names instead, 4 differ). A missing
+    label (``None``, NaN) is refused: a missing target cannot be a class.
     Binary learners (the FORKS paper's kernel learners) follow River's binary convention:
     labels ``False``/``True`` (or ``0``/``1``), ``True`` being the positive class; another
     label is refused (wrap them in ``river.multiclass.OneVsRestClassifier``).
@@ -48,6 +58,7 @@ import numpy as np
 from river import base
 
 from streamlearn.base import Learner
+from streamlearn.errors import UserError
 from streamlearn.interop import _core
 
 __all__ = ["FORKS", "OnlineBLS", "OnlineBLSAda", "StreamlearnClassifier", "river_classifier"]
@@ -111,6 +122,8 @@ class StreamlearnClassifier(base.Classifier):
                              f"binary convention); classes={classes!r} cannot be given.")
         if classes is not None and len(set(classes)) != len(classes):
             raise ValueError(f"classes={classes!r} repeats a label.")
+        if features is not None and len(set(features)) != len(tuple(features)):
+            raise ValueError(f"features={features!r} repeats a name.")
         self.learner_: Learner | None = None
         self.classes_: list[Any] = list(self._binary_labels if self._binary else classes or ())
         self._index = {label: k for k, label in enumerate(self.classes_)}
@@ -130,36 +143,63 @@ class StreamlearnClassifier(base.Classifier):
     # ---- dict -> vector ---------------------------------------------------------------
     def _vector(self, x: dict[Hashable, Any]) -> np.ndarray:
         keys = self.features_
+        getter = self._getter
         if keys is None:
-            keys = self.features_ = _feature_order(x)
-        if self._getter is None:
+            keys = _feature_order(x)
+        if getter is None:
             if not keys:
                 raise ValueError(f"{type(self).__name__}: the first sample has no features.")
             # one C call for all the values (a third faster than a comprehension)
-            self._getter = itemgetter(*keys)
+            getter = itemgetter(*keys)
         try:
-            values = self._getter(x)  # a tuple, or the bare value of a single feature
+            values = getter(x)
+            if len(keys) == 1:  # itemgetter of one key gives the bare value
+                values = (values,)
         except KeyError:
-            values = [x.get(k, 0.0) for k in keys]
+            values = tuple(x.get(k, 0.0) for k in keys)
         try:
-            return np.array(values, dtype=np.float64).reshape(len(keys))
+            vec = np.array(values, dtype=np.float64)
         except (TypeError, ValueError):
-            bad = next(k for k, v in zip(keys, values, strict=True) if not _is_real(v))
+            vec = None
+        if vec is None or vec.shape != (len(keys),):
+            bad = next((k for k, v in zip(keys, values, strict=True) if not _is_real(v)),
+                       keys[0])
             raise ValueError(
                 f"{type(self).__name__} takes numeric features; feature {bad!r} is "
-                f"{x[bad]!r}. Encode it first (e.g. river.preprocessing.OneHotEncoder)."
-            ) from None
+                f"{x[bad]!r}. Encode it first (e.g. river.preprocessing.OneHotEncoder).")
+        if not np.isfinite(vec).all():
+            bad = keys[int(np.flatnonzero(~np.isfinite(vec))[0])]
+            raise ValueError(
+                f"{type(self).__name__}: feature {bad!r} is {x[bad]!r}, a missing or "
+                "non-finite value (streamlearn run refuses it too). Fill it or drop the "
+                "sample first (e.g. river.impute.StatImputer).")
+        # only a sample that passed fixes the columns
+        self.features_, self._getter = keys, getter
+        return vec
 
     # ---- the learner ------------------------------------------------------------------
-    def _build(self, vec: np.ndarray) -> Learner:
+    def _build(self, vec: np.ndarray, n_classes: int) -> Learner:
+        """Build the learner for ``n_classes`` classes; nothing is kept if it fails."""
         learner = _core.learner_class(self.name_or_class)(**self.params)
-        learner.reset(vec.shape[0], len(self.classes_))
+        try:
+            learner.reset(vec.shape[0], n_classes)
+        except UserError as exc:
+            if n_classes == 1 and self.classes is None:
+                raise ValueError(
+                    f"{type(learner).__name__} cannot start from a single class "
+                    f"({str(exc).rstrip('.')}); "
+                    "it cannot discover its classes as they come. Give every class up "
+                    "front: classes=(...).") from None
+            raise ValueError(str(exc)) from None
         self.learner_ = learner
         return learner
 
-    def _class_index(self, y: Any) -> int:
-        """The class index of label ``y``; a new label is added (the learner grown) or
-        refused."""
+    def _class_index(self, y: Any, vec: np.ndarray) -> int:
+        """The class index of label ``y``; a new label is added (the learner built or
+        grown) or refused, the wrapper unchanged then."""
+        if _is_missing(y):
+            raise ValueError(f"{type(self).__name__}: the label is {y!r}, a missing value; "
+                             "a missing target cannot be a class. Drop such samples.")
         if self._binary:
             if isinstance(y, bool | np.bool_) or y in (0, 1):
                 return int(bool(y))
@@ -175,6 +215,8 @@ class StreamlearnClassifier(base.Classifier):
                              f"{tuple(self.classes)!r}.")
         if self.learner_ is not None:
             _core.add_class(self.learner_, y, self.classes_)
+        else:
+            self._build(vec, len(self.classes_) + 1)
         self._index[y] = k = len(self.classes_)
         self.classes_.append(y)
         return k
@@ -182,8 +224,9 @@ class StreamlearnClassifier(base.Classifier):
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one sample (after predicting it, in a test-then-train loop)."""
         vec = self._vector(x)
-        k = self._class_index(y)
-        learner = self.learner_ if self.learner_ is not None else self._build(vec)
+        k = self._class_index(y, vec)
+        learner = (self.learner_ if self.learner_ is not None
+                   else self._build(vec, len(self.classes_)))
         learner.learn_one(vec, k)
 
     def _ready(self, x: dict[Hashable, Any]) -> tuple[Learner, np.ndarray] | None:
@@ -191,7 +234,8 @@ class StreamlearnClassifier(base.Classifier):
         if not self.classes_:
             return None
         vec = self._vector(x)
-        learner = self.learner_ if self.learner_ is not None else self._build(vec)
+        learner = (self.learner_ if self.learner_ is not None
+                   else self._build(vec, len(self.classes_)))
         return learner, vec
 
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
@@ -220,11 +264,21 @@ class StreamlearnClassifier(base.Classifier):
 
 
 def _is_real(v: Any) -> bool:
+    """True for one real number (not a string, a list, an array of several values)."""
+    if isinstance(v, str | bytes) or np.ndim(v) != 0:
+        return False
     try:
         float(v)
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _is_missing(y: Any) -> bool:
+    """True for a missing label: ``None``, a float NaN, pandas' ``NA``."""
+    if y is None or type(y).__name__ == "NAType":
+        return True
+    return isinstance(y, float | np.floating) and bool(np.isnan(y))
 
 
 _RESERVED = {"name_or_class", "classes", "features", "params"}

@@ -250,3 +250,78 @@ def test_in_a_pipeline_with_river_preprocessing() -> None:
     acc = evaluate.progressive_val_score(river_dataset(X * 50 + 3, y), model,
                                          metrics.Accuracy())
     assert acc.get() > 0.8
+
+
+# --------------------------------------------------------------------------------------
+# Missing values: refused before the learner sees them
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["perceptron", "online_bls_fast"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -np.inf, None])
+def test_missing_or_non_finite_feature_is_refused_and_the_learner_untouched(
+        name: str, bad: object) -> None:
+    X, y = blobs(120, 3, 2, seed=9)
+    data = river_dataset(X, y)
+    params = BLS if name == "online_bls_fast" else small_params(name)
+    model = StreamlearnClassifier(name, classes=(0, 1), **params)
+    with pytest.raises(ValueError, match=r"feature 0 is .*missing or non-finite"):
+        model.learn_one({0: bad, 1: 0.3, 2: 0.1}, 1)  # the first sample
+    assert model.features_ is None and model.learner_ is None
+    for x, label in data[:60]:
+        model.learn_one(x, label)
+    clean = pickle.loads(pickle.dumps(model))
+    poisoned = {0: 0.2, 1: bad, 2: 0.1}
+    with pytest.raises(ValueError, match=r"feature 1 is .*missing or non-finite"):
+        model.learn_one(poisoned, 1)
+    with pytest.raises(ValueError, match=r"feature 1 is .*missing or non-finite"):
+        model.predict_one(poisoned)
+    if name == "online_bls_fast":
+        with pytest.raises(ValueError, match=r"feature 1 is .*missing or non-finite"):
+            model.predict_proba_one(poisoned)
+    for x, label in data[60:]:
+        assert model.predict_one(x) == clean.predict_one(x)
+        model.learn_one(x, label)
+        clean.learn_one(x, label)
+
+
+@pytest.mark.parametrize("label", [float("nan"), np.float64("nan"), None])
+def test_missing_label_is_refused_not_a_new_class(label: object) -> None:
+    model = OnlineBLS(**BLS)
+    model.learn_one({"a": 1.0}, 0)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="a missing target cannot be a class"):
+            model.learn_one({"a": 2.0}, label)
+    assert model.classes_ == [0] and model.learner_.n_classes_ == 1
+    with pytest.raises(ValueError, match="a missing target cannot be a class"):
+        FORKS(**small_params("forks")).learn_one({"a": 2.0}, label)
+
+
+@pytest.mark.parametrize("name", ["perceptron", "hoeffding_tree"])
+def test_learner_that_cannot_start_from_one_class_asks_for_classes(name: str) -> None:
+    model = StreamlearnClassifier(name, **small_params(name))
+    for _ in range(2):  # refused the same way again: the wrapper is unchanged
+        with pytest.raises(ValueError, match=r"single class.*classes=\(\.\.\.\)"):
+            model.learn_one({"a": 1.0}, 0)
+        assert model.classes_ == [] and model.learner_ is None
+        assert model.predict_one({"a": 1.0}) is None
+    declared = StreamlearnClassifier(name, classes=(0, 1), **small_params(name))
+    declared.learn_one({"a": 1.0}, 0)
+    assert declared.predict_one({"a": 1.0}) in (0, 1)
+
+
+@pytest.mark.parametrize("x", [{"a": "1x"}, {"a": [1.0, 2.0]}, {"a": {}}, {"a": [1.0]},
+                               {"a": [1.0], "b": [2.0]}, {"a": 1.0, "b": "1x"}])
+def test_non_numeric_value_is_named_with_one_feature_or_many(x: dict) -> None:
+    model = OnlineBLS(classes=(0, 1), **BLS)
+    bad = next(k for k, v in x.items() if not isinstance(v, float))
+    with pytest.raises(ValueError, match=rf"takes numeric features; feature '{bad}' is"):
+        model.predict_one(x)
+    with pytest.raises(ValueError, match=rf"takes numeric features; feature '{bad}' is"):
+        model.learn_one(x, 0)
+    assert model.features_ is None and model.learner_ is None
+
+
+def test_features_repeating_a_name_are_refused() -> None:
+    with pytest.raises(ValueError, match="repeats a name"):
+        OnlineBLS(features=("a", "b", "a"))
