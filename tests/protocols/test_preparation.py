@@ -127,7 +127,8 @@ def test_regression_without_tiling_caps_after_the_scale_of_the_whole_series():
 
 def _nodes(**params) -> IncrementalNodesProtocol:
     return IncrementalNodesProtocol(windows=1, window_nodes=2, enhancement=3, updates=1,
-                                    update_windows=0, update_additional=2, **params)
+                                    update_windows=0, update_enhancement=0, update_additional=2,
+                                    **params)
 
 
 def test_holdout_split_caps_the_training_part_after_the_split():

@@ -129,7 +129,8 @@ def test_the_check_grows_a_small_network_of_the_same_node_types():
     assert small.shrink == 0.5 and small.split == "holdout"
     for key, cap in CHECK_NETWORK.items():
         assert getattr(small, key) == min(getattr(proto, key), cap)
-    no_windows = IncrementalNodesProtocol(**{**NETWORK, "update_windows": 0})
+    no_windows = IncrementalNodesProtocol(**{**NETWORK, "update_windows": 0,
+                                             "update_enhancement": 0})
     assert no_windows.check_network().update_windows == 0  # NORB's updates stay NORB's
 
 
